@@ -1,0 +1,31 @@
+# Paths and helpers shared by the harness scripts (sourced, not run).
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=$TOP/build
+TREE=$BUILD/linux            # patched tree, a git repo; engineers commit here
+VANILLA=$BUILD/vanilla       # git worktree of $TREE at tag base
+OUT=$BUILD/out               # logs and results of the last runs
+export CCACHE_DIR=${CCACHE_DIR:-/var/cache/flusher-ccache}
+export CCACHE_BASEDIR=$BUILD CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=10G
+
+die() { echo "error: $*" >&2; exit 1; }
+log() { echo ">>> $*" >&2; }
+
+# src_of KERNEL -> source tree of "patched" or "vanilla"
+src_of() {
+	case $1 in
+	patched) echo "$TREE" ;;
+	vanilla) echo "$VANILLA" ;;
+	*) die "KERNEL must be patched or vanilla, not '$1'" ;;
+	esac
+}
+
+# patch ids of a list of commits or patch files, sorted
+ids_tree() { git -C "$TREE" log -p --reverse base..HEAD | git patch-id --stable | cut -d' ' -f1 | sort; }
+ids_repo() {
+	local f
+	for f in $(series_files); do cat "$f"; done | git patch-id --stable | cut -d' ' -f1 | sort
+}
+series_files() {
+	[ -f "$TOP/patches/series" ] || return 0
+	grep -v '^\s*\(#\|$\)' "$TOP/patches/series" | sed "s|^|$TOP/patches/|"
+}
