@@ -28,11 +28,12 @@ done
 
 failed=0
 for p in $(series_files); do
-	name=$(basename "$p")
+	name=$(basename "$p") before=$failed
 	if ! git -C "$wt" am -q "$p"; then
 		echo "FAIL  $name: does not apply"; exit 1
 	fi
-	"$wt/scripts/checkpatch.pl" --strict -q --no-summary --no-tree "$p" > "$OUT/checkpatch.txt" 2>&1 || true
+	# Debian's python3 (with python3-ply and python3-git) for spdxcheck.py
+	PATH=/usr/bin:$PATH "$wt/scripts/checkpatch.pl" --strict -q --no-summary --no-tree "$p" > "$OUT/checkpatch.txt" 2>&1 || true
 	if [ -s "$OUT/checkpatch.txt" ]; then
 		echo "FAIL  $name: checkpatch"; sed 's/^/      | /' "$OUT/checkpatch.txt"; failed=1
 	fi
@@ -43,7 +44,7 @@ for p in $(series_files); do
 			! grep -q 'warning:' "$OUT/check-build.txt" ||
 			{ echo "FAIL  $name: CGROUP_WRITEBACK=$cfg build of $objs"; sed 's/^/      | /' "$OUT/check-build.txt" | head -30; failed=1; }
 	done
-	echo "ok    $name"
+	[ $failed = "$before" ] && echo "ok    $name"
 done
 for cfg in y n; do
 	if kmake $cfg bzImage >/dev/null 2>"$OUT/check-build.txt" && ! grep -q 'warning:' "$OUT/check-build.txt"; then
