@@ -1,6 +1,7 @@
 #!/bin/bash
 # Build the guest kernel: build.sh KERNEL FLAVOUR
-#   KERNEL: patched | vanilla     FLAVOUR: test (debug) | bench
+#   KERNEL: patched | vanilla
+#   FLAVOUR: test (debug) | test-nocgwb (debug, CGROUP_WRITEBACK=n) | bench
 # Objects go to build/obj/KERNEL-FLAVOUR; prints the bzImage path.
 set -eu
 . "$(dirname "$0")/common.sh"
@@ -9,8 +10,9 @@ src=$(src_of "$kernel")
 obj=$BUILD/obj/$kernel-$flavour
 case $flavour in
 test) frags="$TOP/config/base.config $TOP/config/debug.config" ;;
+test-nocgwb) frags="$TOP/config/base.config $TOP/config/debug.config $TOP/config/nocgwb.config" ;;
 bench) frags="$TOP/config/base.config $TOP/config/bench.config" ;;
-*) die "FLAVOUR must be test or bench" ;;
+*) die "FLAVOUR must be test, test-nocgwb or bench" ;;
 esac
 # options that exist only with the series (its KUnit suites)
 [ "$kernel" = patched ] && frags="$frags $TOP/config/series.config"
@@ -28,15 +30,13 @@ if [ ! -f "$obj/.config" ] || [ "$(cat "$obj/.frag-stamp" 2>/dev/null)" != "$sta
 	echo "$stamp" > "$obj/.frag-stamp"
 fi
 kmake olddefconfig >/dev/null
-# Every requested option must have survived.
+# Every requested option must have survived (the last fragment wins).
 bad=0
-while read -r line; do
-	case $line in
-	CONFIG_*=*) grep -qx -- "$line" "$obj/.config" || { echo "config: wanted $line, got: $(grep "^${line%%=*}=" "$obj/.config" || echo unset)" >&2; bad=1; } ;;
-	"# CONFIG_"*" is not set") opt=${line#\# }; opt=${opt%% *}
-		! grep -q "^$opt=" "$obj/.config" || { echo "config: wanted $opt unset" >&2; bad=1; } ;;
-	esac
-done < <(cat $frags)
+while read -r opt want; do
+	got=$(grep "^$opt=" "$obj/.config" | cut -d= -f2-)
+	[ "${got:-n}" = "$want" ] || { echo "config: wanted $opt=$want, got ${got:-unset}" >&2; bad=1; }
+done < <(cat $frags | sed -n 's/^\(CONFIG_[A-Za-z0-9_]*\)=\(.*\)/\1 \2/p; s/^# \(CONFIG_[A-Za-z0-9_]*\) is not set/\1 n/p' |
+	awk '{want[$1] = $2; if (!($1 in seen)) order[n++] = $1; seen[$1]} END {for (i = 0; i < n; i++) print order[i], want[order[i]]}')
 [ $bad -eq 0 ] || die "requested config options were dropped (see above)"
 
 log "building $kernel-$flavour ($(cat "$BUILD/debian-version") + $(git -C "$src" rev-list --count base..HEAD) patches)"

@@ -33,7 +33,8 @@ for p in $(series_files); do
 		echo "FAIL  $name: does not apply"; exit 1
 	fi
 	# Debian's python3 (with python3-ply and python3-git) for spdxcheck.py
-	PATH=/usr/bin:$PATH "$wt/scripts/checkpatch.pl" --strict -q --no-summary --no-tree "$p" > "$OUT/checkpatch.txt" 2>&1 || true
+	# run inside the kernel tree: from another git tree it misreads patches
+	(cd "$wt" && PATH=/usr/bin:$PATH scripts/checkpatch.pl --strict -q --no-summary "$p") > "$OUT/checkpatch.txt" 2>&1 || true
 	if [ -s "$OUT/checkpatch.txt" ]; then
 		echo "FAIL  $name: checkpatch"; sed 's/^/      | /' "$OUT/checkpatch.txt"; failed=1
 	fi

@@ -1,15 +1,16 @@
 #!/bin/bash
 # Host side of `make test`: build the test kernel, boot it once, run every
 # guest test, then judge the TAP, the KUnit results and the console log.
-#   test.sh [patched|vanilla] [TEST...]
+#   test.sh [patched|vanilla] [TEST...]     (CGWB=n: CGROUP_WRITEBACK off)
 # Prints one line per test and "N passed, N failed"; exits 1 on a failure.
 set -eu
 . "$(dirname "$0")/common.sh"
 kernel=${1:-patched}; shift || true
 "$TOP/scripts/deps.sh"
 "$TOP/scripts/tree.sh" "$kernel"
-image=$("$TOP/scripts/build.sh" "$kernel" test | tail -n1)
-run=$OUT/test-$kernel
+flavour=test; [ "${CGWB:-y}" = n ] && flavour=test-nocgwb
+image=$("$TOP/scripts/build.sh" "$kernel" $flavour | tail -n1)
+run=$OUT/$flavour-$kernel
 rm -rf "$run"; mkdir -p "$run"
 flag=; [ "$kernel" = vanilla ] && flag=--vanilla
 set +e

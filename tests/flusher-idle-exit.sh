@@ -6,7 +6,7 @@
 . "$(dirname "$0")/../guest/lib.sh"
 [ -f $IDLE ] || fail "no $IDLE"
 [ "$(cat $IDLE)" = 30000 ] || fail "default is $(cat $IDLE), want 30000 (5 min)"
-for bad in -1 abc 1x 99999999999; do
+for bad in -1 abc 1x 99999999999 429496730; do
 	echo "$bad" > $IDLE 2>/dev/null && fail "accepted '$bad'"
 done
 [ "$(cat $IDLE)" = 30000 ] || fail "a bad write changed it to $(cat $IDLE)"
