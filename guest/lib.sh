@@ -46,6 +46,17 @@ fresh_fs() { mkfs_dev "$1" "$2" >/dev/null && mount_dev "$1" "$2" "$3" || fail "
 # (xfs_io's godown; ext4 takes the same ioctl). What was not on disk is lost.
 shutdown_noflush() { xfs_io -x -c shutdown "$1" || fail "shutdown of $1"; }
 drop_caches() { sync; echo 3 > /proc/sys/vm/drop_caches; }
+# on_disk FS DEV MNT REF FILE...: stop the fs at MNT dead, remount it with
+# caches dropped, and compare each FILE (under MNT) with REF
+on_disk() {
+	local fs=$1 dev=$2 mnt=$3 ref=$4 f
+	shift 4
+	shutdown_noflush "$mnt"
+	umount "$mnt"
+	mount_dev "$fs" "$dev" "$mnt" || fail "$fs: remount"
+	drop_caches
+	for f; do cmp "$ref" "$mnt/$f" || fail "$fs: $f differs after shutdown and remount"; done
+}
 
 # make_ref NAME KB: random reference data in /tmp
 make_ref() { head -c "$(($2 * 1024))" /dev/urandom > "/tmp/$1"; echo "/tmp/$1"; }

@@ -29,11 +29,7 @@ for fs in $FSTYPES; do
 	say "$n fallback passes wrote $wrote pages"
 	[ "$wrote" -ge 2048 ] || fail "$fs: fallback wrote $wrote pages, want >= 2048"
 	bdi_clean "$bdi" || fail "$fs: $(bdi_dirty_kb "$bdi") kB dirty after sync"
-	shutdown_noflush "$mnt"
-	umount "$mnt"
-	mount_dev "$fs" "$dev" "$mnt"
-	drop_caches
-	cmp "$ref" "$mnt/f" || fail "$fs: data written while flushers failed differs"
+	on_disk "$fs" "$dev" "$mnt" "$ref" f
 	echo 0 > $fi_dir/probability
 	cp "$ref" "$mnt/g"
 	wait_until 10 eval '[ -n "$(threads "flush-$bdi")" ]' || fail "$fs: no flusher after creation works again"

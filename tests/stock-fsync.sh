@@ -15,11 +15,7 @@ for fs in $FSTYPES; do
 	dirty=$(bdi_stat "$bdi" BdiReclaimable)
 	say "after fsync: $dirty kB still dirty on $bdi"
 	[ "$dirty" -ge 2048 ] || fail "$fs: the other file was written back too ($dirty kB dirty)"
-	shutdown_noflush "$mnt"
-	umount "$mnt"
-	mount_dev "$fs" "$dev" "$mnt"
-	drop_caches
-	cmp "$ref" "$mnt/fsynced" || fail "$fs: fsynced file differs after remount"
+	on_disk "$fs" "$dev" "$mnt" "$ref" fsynced
 	umount "$mnt"
 done
 release_bdi "$bdi"

@@ -21,11 +21,8 @@ for fs in $FSTYPES; do
 	dirty=$(bdi_stat "$bdi" BdiReclaimable)
 	say "after syncfs of p1: $dirty kB dirty on $bdi"
 	[ "$dirty" -ge $((16384 - SLACK_KB)) ] || fail "$fs: syncfs of p1 wrote p2's data too ($dirty kB dirty)"
-	shutdown_noflush /mnt/p1
-	umount /mnt/p1 /mnt/p2
-	mount_dev "$fs" "${dev}1" /mnt/p1
-	drop_caches
-	cmp "$ref" /mnt/p1/f || fail "$fs: syncfs'd file differs after remount"
+	umount /mnt/p2
+	on_disk "$fs" "${dev}1" /mnt/p1 "$ref" f
 	umount /mnt/p1
 done
 release_bdi "$bdi"

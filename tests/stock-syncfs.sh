@@ -17,11 +17,8 @@ for fs in $FSTYPES; do
 	dirty=$(bdi_stat "$(bdi_of "$devb")" BdiReclaimable)
 	say "other filesystem: $dirty kB dirty"
 	[ "$dirty" -ge 2048 ] || fail "$fs: syncfs of /mnt/a wrote /mnt/b's data too"
-	shutdown_noflush /mnt/a
-	umount /mnt/a /mnt/b
-	mount_dev "$fs" "$deva" /mnt/a
-	drop_caches
-	cmp "$ref" /mnt/a/f || fail "$fs: syncfs'd file differs after remount"
+	umount /mnt/b
+	on_disk "$fs" "$deva" /mnt/a "$ref" f
 	umount /mnt/a
 done
 echo 0 > "/sys/class/bdi/$(bdi_of "$deva")/min_ratio"
