@@ -39,6 +39,7 @@ qemu=(qemu-system-x86_64 "${acc[@]}" -smp "$smp" -m "$mem" -no-reboot
 	-kernel "$image" -append "$(echo $append)"
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
 	-virtfs local,path="$rundir",mount_tag=out,security_model=none,multidevs=remap
+	-virtfs local,path="$TOP",mount_tag=top,security_model=none,readonly=on,multidevs=remap
 	"${disks[@]}" -display none -monitor none ${QEMU_EXTRA:-})
 start=$(date +%s)
 if [ -f "$rundir/interactive" ]; then
