@@ -32,7 +32,7 @@ for fs in $FSTYPES; do
 	on_disk "$fs" "$dev" "$mnt" "$ref" f
 	echo 0 > $fi_dir/probability
 	cp "$ref" "$mnt/g"
-	wait_until 10 eval '[ -n "$(threads "flush-$bdi")" ]' || fail "$fs: no flusher after creation works again"
+	wait_until 30 eval '[ -n "$(threads "flush-$bdi")" ]' || fail "$fs: no flusher after creation works again"
 	[ "$(flusher_state "$bdi")" = running ] || fail "$fs: state $(flusher_state "$bdi")"
 	sync
 	umount "$mnt"

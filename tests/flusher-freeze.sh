@@ -10,7 +10,7 @@ quiet_writeback
 keep_dirty "$bdi"
 fresh_fs xfs "$dev" "$mnt"
 dd if=/dev/zero of="$mnt/f" bs=1M count=8 status=none
-wait_until 10 eval '[ -n "$(threads "flush-$bdi")" ]' || fail "no flusher"
+wait_until 30 eval '[ -n "$(threads "flush-$bdi")" ]' || fail "no flusher"
 [ "$(bdi_dirty_kb "$bdi")" -gt $SLACK_KB ] || fail "nothing dirty before the freeze"
 echo freezer > /sys/power/pm_test
 dmesg -C

@@ -26,7 +26,7 @@ sleep 2
 
 say "dirty one disk"
 dd if=/dev/zero of="$(scratch 0)" bs=1M count=4 status=none
-wait_until 10 eval '[ -n "$(threads "flush-${bdis[0]}")" ]' || fail "no flush-${bdis[0]} after dirtying"
+wait_until 30 eval '[ -n "$(threads "flush-${bdis[0]}")" ]' || fail "no flush-${bdis[0]} after dirtying"
 pid=$(threads "flush-${bdis[0]}")
 [ "$(echo "$pid" | wc -w)" = 1 ] || fail "want one flush-${bdis[0]}, have pids: $pid"
 is_kthread "$pid" || fail "flush-${bdis[0]} ($pid) is not a kernel thread"
@@ -38,7 +38,7 @@ say "dirty all disks at once"
 for i in 1 2 3; do dd if=/dev/zero of="$(scratch $i)" bs=1M count=4 status=none & done
 wait
 for b in "${bdis[@]}"; do
-	wait_until 10 eval '[ -n "$(threads "flush-$b")" ]' || fail "no flush-$b"
+	wait_until 30 eval '[ -n "$(threads "flush-$b")" ]' || fail "no flush-$b"
 	n=$(threads "flush-$b" | wc -l)
 	[ "$n" = 1 ] || fail "flush-$b: $n threads"
 done

@@ -19,7 +19,7 @@ umount /mnt/loop || fail "umount"
 # dirty data at removal; an opener stays, or the last close writes it back
 exec 3<>"$loop"
 dd if=/dev/urandom of="$loop" bs=1M count=4 seek=560 status=none
-wait_until 10 eval '[ -n "$(threads "flush-$lbdi")" ]' || fail "no flusher for $lbdi"
+wait_until 30 eval '[ -n "$(threads "flush-$lbdi")" ]' || fail "no flusher for $lbdi"
 [ "$(bdi_dirty_kb "$lbdi")" -gt $SLACK_KB ] || fail "nothing dirty on $lbdi at detach"
 timeout 60 losetup -d "$loop" || fail "losetup -d hung or failed"
 exec 3>&-
@@ -44,7 +44,7 @@ nbdi=$(bdi_of "$dev")
 keep_dirty "$nbdi"
 exec 3<>"$dev"
 dd if=/dev/urandom of="$dev" bs=1M count=8 status=none
-wait_until 10 eval '[ -n "$(threads "flush-$nbdi")" ]' || fail "no flusher for $nbdi"
+wait_until 30 eval '[ -n "$(threads "flush-$nbdi")" ]' || fail "no flusher for $nbdi"
 [ "$(bdi_dirty_kb "$nbdi")" -gt $SLACK_KB ] || fail "nothing dirty on $nbdi"
 echo 0 > $nb/power || fail "power off"
 exec 3>&-
