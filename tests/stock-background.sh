@@ -16,11 +16,12 @@ for fs in $FSTYPES; do
 	trace_on writeback:writeback_start
 	before=$(written_kb "$dev")
 	cp "$ref" "$mnt/f"
-	below() { [ "$(bdi_stat "$bdi" BdiReclaimable)" -le 8192 ]; }
+	# writeback stops at the threshold, not below it: allow 1 MB
+	below() { [ "$(bdi_stat "$bdi" BdiReclaimable)" -le 9216 ]; }
 	wait_until 60 below || fail "$fs: $(bdi_stat "$bdi" BdiReclaimable) kB still dirty after 60s"
 	wrote=$(( $(written_kb "$dev") - before ))
 	say "disk wrote $wrote kB"
-	[ "$wrote" -ge $((32768 - 8192)) ] || fail "$fs: disk wrote only $wrote kB"
+	[ "$wrote" -ge $((32768 - 9216)) ] || fail "$fs: disk wrote only $wrote kB"
 	trace_text | grep -q "bdi $bdi: .*reason=background" ||
 		fail "$fs: no background writeback traced on $bdi"
 	umount "$mnt"
