@@ -4,8 +4,9 @@
 # The guest sees RUNDIR as /run/out; the console goes to RUNDIR/console.log
 # and to stdout unless QUIET=1. Exit status: the command's, or 124 on timeout, 125 on crash.
 # Env: ACCEL (tcg|kvm), SMP (2), MEM (2G), DISKS (4), DISK_SIZE (4G),
-# TIMEOUT (seconds, 1800), QEMU_DISK_OPTS (extra -drive options, e.g.
-# throttling), QEMU_EXTRA.
+# TIMEOUT (seconds, 1800), QEMU_DISK_OPTS (extra -drive options of every
+# disk, e.g. throttling), DISK<n>_OPTS (of disk n alone, instead), DISKDIR
+# (where the disk images go, build/disks), QEMU_EXTRA.
 set -eu
 . "$(dirname "$0")/common.sh"
 image=$1 rundir=$2; shift 2
@@ -20,11 +21,13 @@ else
 fi
 
 disks=()
-mkdir -p "$BUILD/disks"
+diskdir=${DISKDIR:-$BUILD/disks}
+mkdir -p "$diskdir"
 for i in $(seq 0 $((ndisks - 1))); do
-	f=$BUILD/disks/d$i.img
+	f=$diskdir/d$i.img
 	rm -f "$f"; truncate -s "$size" "$f"   # fresh and sparse every boot
-	disks+=(-drive "file=$f,if=none,id=d$i,format=raw,cache=unsafe${QEMU_DISK_OPTS:+,$QEMU_DISK_OPTS}"
+	v=DISK${i}_OPTS; opts=${!v:-${QEMU_DISK_OPTS:-}}
+	disks+=(-drive "file=$f,if=none,id=d$i,format=raw,cache=unsafe${opts:+,$opts}"
 		-device "virtio-blk-pci,drive=d$i,serial=scratch$i")
 done
 case $accel in

@@ -14,8 +14,9 @@ test-nocgwb) frags="$TOP/config/base.config $TOP/config/debug.config $TOP/config
 bench) frags="$TOP/config/base.config $TOP/config/bench.config" ;;
 *) die "FLAVOUR must be test, test-nocgwb or bench" ;;
 esac
-# options that exist only with the series (its KUnit suites)
-[ "$kernel" = patched ] && frags="$frags $TOP/config/series.config"
+# options that exist only with the series (its KUnit suites); the bench
+# kernels differ only by the series
+[ "$kernel" = patched ] && [ "$flavour" != bench ] && frags="$frags $TOP/config/series.config"
 mkdir -p "$obj"
 kmake() { make -s -C "$src" O="$obj" ARCH=x86_64 CC="ccache gcc" "$@"; }
 
