@@ -115,3 +115,17 @@ idle_all_flushers() {
 		fail "flushers still there: $(ps -e -o pid=,comm= | grep flush-)"
 	echo "$old" > $IDLE
 }
+
+# --- writeback contexts (more than one flusher per bdi)
+# ctx_stat BDI K FIELD: from debugfs "ctx K: flusher PID STATE b_dirty N ...":
+# FIELD is pid, state or a list name
+ctx_stat() {
+	awk -v k="$2:" -v f="$3" '$1 == "ctx" && $2 == k {
+		if (f == "pid") print $4; else if (f == "state") print $5
+		else for (i = 6; i < NF; i += 2) if ($i == f) print $(i + 1) }' \
+		"/sys/kernel/debug/bdi/$1/stats"
+}
+# ctx_name BDI K: the name of the flusher of context K
+ctx_name() { if [ "$2" = 0 ]; then echo "flush-$1"; else echo "flush-$1/$2"; fi; }
+# traced_ctx INO: the context writeback_dirty_inode_enqueue last gave inode INO
+traced_ctx() { trace_text | grep -o " ino $1 dirtied .* ctx [0-9]*" | awk 'END {print $NF}'; }

@@ -52,6 +52,9 @@ for t in "${tests[@]}"; do
 		echo "$v" > "$f"
 	done < "$vm_saved"
 	for f in /sys/class/bdi/*/min_ratio; do echo 0 > "$f"; done
+	for f in /sys/class/bdi/*/flushers; do	# as before the test
+		[ -f "$f" ] && [ "$(cat "$f")" != 1 ] && echo 1 > "$f"
+	done
 	fi=/sys/kernel/debug/fail_flusher_create/probability
 	[ -f $fi ] && echo 0 > $fi
 	echo none > /sys/power/pm_test 2>/dev/null
