@@ -1,7 +1,8 @@
 #!/bin/bash
 # Summarise a bench run: report.sh RUNDIR NAME
 # RUNDIR holds setup.txt and one directory per pass, stock-N and patched-N,
-# each with results.txt ("key value" lines) and w2-series.txt. Writes
+# each with results.txt ("key value" lines) and w2-series.txt, and optionally
+# remarks.txt (lines added to the setup list). Writes
 # bench/results/NAME.md, NAME-ratios.png and NAME-w2.png.
 set -eu
 . "$(dirname "$0")/../scripts/common.sh"
@@ -17,12 +18,20 @@ for f in "$runs"/*-[0-9]*/results.txt; do
 	d=$(basename "$(dirname "$f")")
 	awk -v k="${d%-*}" -v r="${d##*-}" '$1 !~ /^kernel\./ {print k, r, $1, $2}' "$f"
 done | awk '
+function srt(s, a,   n, i, j, t) {	# split s into a, sorted (POSIX awk)
+	n = split(s, a, " ")
+	for (i = 2; i <= n; i++)
+		for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) {
+			t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+		}
+	return n
+}
 function med(s,   a, n) {
-	n = split(s, a, " "); asort(a)
+	n = srt(s, a)
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
-function lo(s,   a, n) { n = split(s, a, " "); asort(a); return a[1] }
-function hi(s,   a, n) { n = split(s, a, " "); asort(a); return a[n] }
+function lo(s,   a) { srt(s, a); return a[1] }
+function hi(s,   a, n) { n = srt(s, a); return a[n] }
 { v[$1, $3, $2] = $4; reps[$2]; if (!($3 in seen)) { seen[$3]; keys[nk++] = $3 } }
 END {
 	for (i = 0; i < nk; i++) {
@@ -45,7 +54,7 @@ END {
 
 # Plot 1: ratio per metric, median bar with the min-max of the passes.
 gnuplot <<EOF
-set terminal pngcairo size 900,500 font ",10"
+set terminal pngcairo size 900,500 font ",10" noenhanced
 set output "$res/$name-ratios.png"
 set title "patched / stock, median of passes (bars: min-max)"
 set style data histogram
@@ -61,7 +70,7 @@ EOF
 
 # Plot 2: W2 writeout per second, first pass of each kernel.
 gnuplot <<EOF
-set terminal pngcairo size 900,400 font ",10"
+set terminal pngcairo size 900,400 font ",10" noenhanced
 set output "$res/$name-w2.png"
 set title "W2: writeout of the slow disk during file creation (first pass)"
 set xlabel "seconds"
@@ -86,13 +95,14 @@ grep -q '^W4.f2' "$tab" || w4note="The patched kernel has no flushers knob yet (
 {
 	echo "# Benchmark $name: stock vs patched 6.12"
 	echo
-	echo "- Kernels: Debian linux-source-6.12 $(setup debian), non-debug bench config (config/base.config + bench.config), stock and with $(setup patches) patches (top: $(setup series_head)); patched flusher threads: $multi."
+	echo "- Kernels: Debian linux-source-6.12 $(setup debian), non-debug bench config (config/base.config + bench.config), stock and with $(setup patches) patches (top: $(setup series_head)); flusher threads in the patched guest: $([ "$multi" = 1 ] && echo yes || echo no)."
 	echo "- Guest: $(cat "$runs/stock-1/kernel.txt") (stock); $(cat "$runs/patched-1/kernel.txt") (patched)."
-	echo "- QEMU $(qemu-system-x86_64 --version | head -1 | sed 's/.*version //'), accelerator $(setup reps | sed 's/.*accel=//'), host $(setup host); $(setup reps | sed 's/ accel=.*//')."
+	echo "- QEMU $(qemu-system-x86_64 --version | head -1 | sed 's/.*version //'), accelerator $(setup reps | sed 's/.*accel=//'), host $(setup host); passes per kernel and setup: $(setup reps | sed 's/ accel=.*//')."
 	echo "- Disks: vda-vdj throttled like a SATA drive (\`$(setup throttle)\`: 40 MiB/s, 150 IOPS); vdk unthrottled (\"fast\"); raw sparse files, cache=unsafe."
 	echo "- Each pass boots a kernel with fresh disks and runs every workload once; passes alternate the kernel that goes first. Ratios pair the passes of the same number. Writeback sysctls at kernel defaults."
 	echo "- Sizes (divided by div): W1 16 files x 16 MB, random 64 kB writes; W2 1 MB files for 40 s; W3 64 MB per disk; W4 4 x 128 MB; W5 256 MB fast with 512 MB slow; W6 64 MB slow, 256 MB fast, 16 MB random."
 	echo "- Throughput = bytes written / (write + sync) time, MB/s; W5 is the fast disk's device writeout rate."
+	[ -f "$runs/remarks.txt" ] && sed 's/^/- /' "$runs/remarks.txt"
 	echo
 	echo "## W6: O_DIRECT limits"
 	rows '^W6\.'
