@@ -52,7 +52,7 @@ for t in "${tests[@]}"; do
 		echo "$v" > "$f"
 	done < "$vm_saved"
 	for f in /sys/class/bdi/*/min_ratio; do echo 0 > "$f"; done
-	for f in /sys/class/bdi/*/flushers; do	# as before the test
+	for f in /sys/class/bdi/*/flushers; do	# back to one flusher
 		[ -f "$f" ] && [ "$(cat "$f")" != 1 ] && echo 1 > "$f"
 	done
 	fi=/sys/kernel/debug/fail_flusher_create/probability
