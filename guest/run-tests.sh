@@ -55,8 +55,9 @@ for t in "${tests[@]}"; do
 	for f in /sys/class/bdi/*/flushers; do	# back to one flusher
 		[ -f "$f" ] && [ "$(cat "$f")" != 1 ] && echo 1 > "$f"
 	done
-	fi=/sys/kernel/debug/fail_flusher_create/probability
-	[ -f $fi ] && echo 0 > $fi
+	fi=/sys/kernel/debug/fail_flusher_create
+	[ -f $fi/probability ] && echo 0 > $fi/probability
+	[ -f $fi/delay_ms ] && echo 0 > $fi/delay_ms
 	echo none > /sys/power/pm_test 2>/dev/null
 	echo 0 > /sys/kernel/tracing/tracing_on 2>/dev/null
 	echo > /sys/kernel/tracing/set_event 2>/dev/null
