@@ -24,7 +24,7 @@ bdi_of() { cat "/sys/class/block/$(blkname "$1")/dev"; }
 # bdi_stat BDI FIELD: a number from debugfs bdi/BDI/stats
 bdi_stat() { awk -v f="$2:" '$1 == f {print $2; exit}' "/sys/kernel/debug/bdi/$1/stats"; }
 # written_kb DEV: kB the disk has written since boot
-written_kb() { awk '{print $7 / 2}' "/sys/class/block/$(blkname "$1")/stat"; }
+written_kb() { awk '{printf "%d\n", $7 / 2}' "/sys/class/block/$(blkname "$1")/stat"; }
 # bdi_clean BDI: no dirty or writeback pages on the bdi, give or take the
 # per-cpu counters' batch error (the stats sum them approximately)
 SLACK_KB=256

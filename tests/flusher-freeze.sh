@@ -5,8 +5,9 @@
 # ("bdi: Do not use freezable workqueue"): each
 # has PF_NOFREEZE; a suspend cycle with pm_test set to "freezer", with
 # dirty data pending, freezes and thaws every other task, and writeback
-# goes on afterwards; writeback of a filesystem frozen with fsfreeze waits
-# for the thaw and then completes.
+# goes on afterwards; while a filesystem is frozen with fsfreeze, its
+# writers wait and another disk is written back; after the thaw the data
+# reaches the disk.
 . "$(dirname "$0")/../guest/lib.sh"
 [ -f /sys/power/pm_test ] || fail "no /sys/power/pm_test"
 PF_NOFREEZE=$((0x00008000))
@@ -39,18 +40,25 @@ echo 100 > /proc/sys/vm/dirty_expire_centisecs
 echo 50 > /proc/sys/vm/dirty_writeback_centisecs
 wait_until 30 bdi_clean "$bdi" || fail "writeback did not go on after thaw"
 
-say "fsfreeze: writeback waits for the thaw"
+say "fsfreeze: writers wait for the thaw, other disks' writeback goes on"
 quiet_writeback
 ref=$(make_ref freeze.ref 4096)
-cp "$ref" "$mnt/a/g"; cp "$ref" "$mnt/b/g"
+odev=$(scratch 2) obdi=$(bdi_of "$(scratch 2)")
+fresh_fs ext4 "$odev" /mnt/other
 fsfreeze -f "$mnt" || fail "fsfreeze -f"
-sync -f "$mnt" & syncer=$!
-sleep 3
-kill -0 $syncer 2>/dev/null || fail "syncfs of a frozen fs returned before the thaw"
+(cp "$ref" "$mnt/a/g" && cp "$ref" "$mnt/b/g") & writer=$!
+sleep 2
+kill -0 $writer 2>/dev/null || fail "a write to a frozen fs went through"
+cp "$ref" /mnt/other/g
+timeout 60 sync -f /mnt/other || fail "syncfs of another disk hung while $mnt is frozen"
+bdi_clean "$obdi" || fail "$(bdi_dirty_kb "$obdi") kB dirty on $obdi after its syncfs"
 fsfreeze -u "$mnt" || fail "fsfreeze -u"
-timeout 60 tail --pid=$syncer -f /dev/null || fail "syncfs did not finish after the thaw"
-wait $syncer || fail "syncfs failed"
+timeout 60 tail --pid=$writer -f /dev/null || fail "the writer did not finish after the thaw"
+wait $writer || fail "the writer failed"
+timeout 60 sync -f "$mnt" || fail "syncfs after the thaw hung"
 bdi_clean "$bdi" || fail "$(bdi_dirty_kb "$bdi") kB dirty after syncfs"
+on_disk ext4 "$odev" /mnt/other "$ref" g
+umount /mnt/other
 on_disk xfs "$dev" "$mnt" "$ref" a/g b/g
 umount "$mnt"
 release_bdi "$bdi"

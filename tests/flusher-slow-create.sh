@@ -53,6 +53,10 @@ quiet_writeback
 
 say "a memory cgroup writer at memory.max, flusher delayed"
 if grep -qw memory /sys/fs/cgroup/cgroup.controllers; then
+	# the kernel's default dirty limits, which the memory cgroup's follow
+	echo 0 > /proc/sys/vm/dirty_bytes; echo 20 > /proc/sys/vm/dirty_ratio
+	echo 0 > /proc/sys/vm/dirty_background_bytes; echo 10 > /proc/sys/vm/dirty_background_ratio
+	release_bdi "$b0"
 	echo "+memory +io" > /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null ||
 		echo "+memory" > /sys/fs/cgroup/cgroup.subtree_control
 	mkdir -p /sys/fs/cgroup/slow
