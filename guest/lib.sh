@@ -42,6 +42,10 @@ mount_dev() { mkdir -p "$3" && mount -t "$1" "$2" "$3"; }	# FS DEV MNT
 # fresh_fs FS DEV MNT: mkfs and mount
 fresh_fs() { mkfs_dev "$1" "$2" >/dev/null && mount_dev "$1" "$2" "$3" || fail "mkfs/mount $1 on $2"; }
 
+# group_fs DEV MNT: ext4 without flex_bg (a writeback context per block
+# group), mounted
+group_fs() { mkfs.ext4 -q -F -O ^flex_bg "$1" && mount_dev ext4 "$1" "$2" || fail "mkfs/mount ext4 on $1"; }
+
 # shutdown_noflush MNT: stop the fs dead, without writing anything more
 # (xfs_io's godown; ext4 takes the same ioctl). What was not on disk is lost.
 shutdown_noflush() { xfs_io -x -c shutdown "$1" || fail "shutdown of $1"; }

@@ -9,7 +9,7 @@
 dev=$(scratch 2) bdi=$(bdi_of "$(scratch 2)") mnt=/mnt/bgctx
 quiet_writeback
 keep_dirty "$bdi"
-mkfs.ext4 -q -F -O ^flex_bg "$dev" && mount_dev ext4 "$dev" "$mnt" || fail "mkfs/mount"
+group_fs "$dev" "$mnt"
 ipg=$(dumpe2fs -h "$dev" 2>/dev/null | awk -F: '/^Inodes per group/ {print $2 + 0}')
 echo 4 > "/sys/class/bdi/$bdi/flushers" || fail "flushers 4"
 declare -A file=()

@@ -12,7 +12,7 @@ dev=$(scratch 2) bdi=$(bdi_of "$dev") mnt=/mnt/churn knob=/sys/class/bdi/$(bdi_o
 quiet_writeback
 keep_dirty "$bdi"
 ref=$(make_ref churn.ref 1024)
-mkfs.ext4 -q -F -O ^flex_bg "$dev" && mount_dev ext4 "$dev" "$mnt" || fail "mkfs/mount"
+group_fs "$dev" "$mnt"
 for j in $(seq 0 7); do mkdir "$mnt/d$j"; done
 idle_all_flushers
 echo 0 > $fi_dir/verbose

@@ -10,7 +10,7 @@ dev=$(scratch 1) bdi=$(bdi_of "$(scratch 1)") mnt=/mnt/syncchurn knob=/sys/class
 quiet_writeback
 keep_dirty "$bdi"
 ref=$(make_ref syncchurn.ref 512)
-mkfs.ext4 -q -F -O ^flex_bg "$dev" && mount_dev ext4 "$dev" "$mnt" || fail "mkfs/mount"
+group_fs "$dev" "$mnt"
 for j in $(seq 0 7); do mkdir "$mnt/d$j"; done
 (while [ ! -e /tmp/syncchurn.stop ]; do for n in 4 1 8 2 32 3; do echo $n > "$knob"; sleep 0.05; done; done) &
 changer=$!
