@@ -76,6 +76,7 @@ fi
 stop_delay
 wait_until 60 eval '[ -n "$(threads "flush-$b0")" ] && [ -n "$(threads "flush-$b1")" ]' ||
 	fail "no flushers once creation is quick again"
+timeout 60 sync || fail "sync hung once creation is quick again"
 on_disk ext4 "$d0" /mnt/s0 "$ref" f g
 [ -f /tmp/big.ref ] && { cmp /tmp/big.ref /mnt/s0/big || fail "cgroup writer's data differs"; }
 on_disk xfs "$d1" /mnt/s1 "$ref" f g
