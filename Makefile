@@ -3,10 +3,13 @@
 KERNEL ?= patched
 S := scripts
 
-.PHONY: run shell test check patches bench tree kernel clean
+.PHONY: help run shell test check patches bench tree kernel clean
+
+help:		## list the targets
+	@sed -n 's/^\([a-z]*\):.*## \(.*\)/\1\t\2/p' $(MAKEFILE_LIST) | expand -t 12
 
 run:		## build the patched kernel, boot it, run the demo (or CMD=...)
-	@$(S)/deps.sh && $(S)/tree.sh
+	@$(S)/deps.sh && $(S)/tree.sh $(KERNEL)
 	@$(S)/run.sh $(KERNEL) $(if $(CMD),"$(CMD)",)
 
 shell:		## interactive shell in the guest
@@ -25,7 +28,7 @@ patches:	## export base..HEAD of build/linux into patches/
 bench:		## stock vs patched benchmarks (QUICK=1 for a smoke run)
 	@$(S)/deps.sh && bench/run.sh
 
-tree:
+tree:		## unpack and patch the kernel tree (KERNEL=vanilla: also the stock worktree)
 	@$(S)/deps.sh && $(S)/tree.sh $(KERNEL)
 
 kernel:		## just build (KERNEL=patched|vanilla FLAVOUR=test|bench)

@@ -97,31 +97,42 @@ for i in $(seq 0 9); do umount "/mnt/w3-$i"; done
 # W4 (upstream's parallel writeback): XFS with 4 AGs on the fast disk,
 # 4 writers, a file each in a directory each (XFS spreads new directories
 # over the AGs). With flushers 1, 2 and 4 where the kernel has the knob.
-say "W4 parallel writers, XFS, fast disk"
+# W4.cg: the same with the writers in a child cgroup with the memory and
+# io controllers on, as systemd runs them.
 counts=1
 knob=/sys/class/bdi/$(bdi_of "$fast")/flushers
 [ -e "$knob" ] && counts="1 2 4"
 size=$(mb 128)
-for n in $counts; do
-	mkfs.xfs -q -f -d agcount=4 "$fast"
-	mount_dev xfs "$fast" /mnt/w4
-	[ -e "$knob" ] && echo "$n" > "$knob"
-	for j in 0 1 2 3; do mkdir "/mnt/w4/d$j"; done
-	settle
-	t0=$(now)
-	for j in 0 1 2 3; do
-		fiow "/mnt/w4/d$j" w4 --rw=write --bs=1m --size="${size}m" &
+w4() {		# w4 KEY CGROUP: the W4 runs, writers in CGROUP ("" for the root)
+	local n j t0 ext f procs=/sys/fs/cgroup/$2/cgroup.procs
+	for n in $counts; do
+		mkfs.xfs -q -f -d agcount=4 "$fast"
+		mount_dev xfs "$fast" /mnt/w4
+		[ -e "$knob" ] && echo "$n" > "$knob"
+		for j in 0 1 2 3; do mkdir "/mnt/w4/d$j"; done
+		settle
+		t0=$(now)
+		for j in 0 1 2 3; do
+			(echo $BASHPID > "$procs" && fiow "/mnt/w4/d$j" w4 --rw=write --bs=1m --size="${size}m") &
+		done
+		wait
+		sync
+		res "$1.f$n.MBps" "$(rate $((4 * size)) "$t0" "$(now)")"
+		ext=0
+		for f in /mnt/w4/d*/w4*; do
+			ext=$((ext + $(xfs_bmap "$f" | grep -vc -e ':$' -e 'hole')))
+		done
+		res "$1.f$n.extents_per_file" "$(awk -v e=$ext 'BEGIN {printf "%.1f", e / 4}')"
+		umount /mnt/w4
 	done
-	wait
-	sync
-	res "W4.f$n.MBps" "$(rate $((4 * size)) "$t0" "$(now)")"
-	ext=0
-	for f in /mnt/w4/d*/w4*; do
-		ext=$((ext + $(xfs_bmap "$f" | grep -vc -e ':$' -e 'hole')))
-	done
-	res "W4.f$n.extents_per_file" "$(awk -v e=$ext 'BEGIN {printf "%.1f", e / 4}')"
-	umount /mnt/w4
-done
+}
+say "W4 parallel writers, XFS, fast disk"
+w4 W4 ""
+say "W4.cg the same, writers in a child cgroup"
+echo "+memory +io" > /sys/fs/cgroup/cgroup.subtree_control
+mkdir -p /sys/fs/cgroup/w4
+w4 W4.cg w4
+rmdir /sys/fs/cgroup/w4
 
 # W5 (isolation): the fast disk's writeout rate while the slow disk has
 # a backlog, as a fraction of its rate alone.

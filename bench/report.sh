@@ -13,7 +13,8 @@ md=$res/$name.md tab=$runs/table.tsv
 
 # One row per metric: key, stock median/min/max, patched median/min/max,
 # ratio (patched/stock of the same pass) median/min/max. A patched metric
-# W4.fN.* that stock lacks is compared with stock's W4.f1.*.
+# W4.fN.* (and W4.cg.fN.*) that stock lacks is compared with stock's
+# W4.f1.* (W4.cg.f1.*).
 for f in "$runs"/*-[0-9]*/results.txt; do
 	d=$(basename "$(dirname "$f")")
 	awk -v k="${d%-*}" -v r="${d##*-}" '$1 !~ /^kernel\./ {print k, r, $1, $2}' "$f"
@@ -36,7 +37,7 @@ function hi(s,   a, n) { n = srt(s, a); return a[n] }
 END {
 	for (i = 0; i < nk; i++) {
 		key = keys[i]; skey = key
-		if (!(("stock", key, 1) in v)) sub(/^W4\.f[0-9]+\./, "W4.f1.", skey)
+		if (!(("stock", key, 1) in v)) sub(/\.f[0-9]+\./, ".f1.", skey)
 		s = p = q = ""
 		for (r in reps) {
 			if (("stock", skey, r) in v) s = s " " v["stock", skey, r]
@@ -117,7 +118,7 @@ grep -q '^W4.f2' "$tab" || w4note="The patched kernel has no flushers knob yet (
 	echo "## W3: ten slow disks at once (seed: +25%)"
 	rows '^W3\.'
 	echo
-	echo "## W4: parallel writers on XFS, fast disk (upstream 2025 RFC)"
+	echo "## W4: parallel writers on XFS, fast disk (upstream 2025 RFC); W4.cg: writers in a child cgroup"
 	echo "$w4note"
 	rows '^W4\.'
 	echo
