@@ -52,8 +52,8 @@ for t in "${tests[@]}"; do
 		echo "$v" > "$f"
 	done < "$vm_saved"
 	for f in /sys/class/bdi/*/min_ratio; do echo 0 > "$f"; done
-	for f in /sys/class/bdi/*/flushers; do	# back to one flusher
-		[ -f "$f" ] && [ "$(cat "$f")" != 1 ] && echo 1 > "$f"
+	for f in /sys/class/bdi/*/flushers; do	# back to the default
+		[ -f "$f" ] && echo 0 > "$f"
 	done
 	fi=/sys/kernel/debug/fail_flusher_create
 	[ -f $fi/probability ] && echo 0 > $fi/probability

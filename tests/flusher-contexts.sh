@@ -6,7 +6,8 @@
 # context of their ext4 block group or XFS allocation group (as traced and
 # as the debugfs stats count them), sync and syncfs over every context,
 # shrinking with dirty inodes, changing the number under load, XFS asking
-# for its AG count, extents no worse than with one flusher.
+# for its AG count (again after 0 is written), extents no worse than with
+# one flusher.
 . "$(dirname "$0")/../guest/lib.sh"
 dev=$(scratch 0) bdi=$(bdi_of "$dev") mnt=/mnt/ctx
 knob=/sys/class/bdi/$bdi/flushers
@@ -14,7 +15,7 @@ ref=$(make_ref ctx.ref 512)
 
 say "default and invalid values"
 [ "$(cat "$knob")" = 1 ] || fail "default is $(cat "$knob"), not 1"
-for v in 0 33 -1 abc 1x "" 99999999999 " "; do
+for v in 33 -1 abc 1x "" 99999999999 " " 0x2 "+"; do
 	! echo "$v" > "$knob" 2>/dev/null || fail "flushers took '$v'"
 done
 [ "$(cat "$knob")" = 1 ] || fail "invalid writes changed flushers to $(cat "$knob")"
@@ -144,6 +145,11 @@ umount "$mnt"
 echo 2 > "$xknob"
 mount_dev xfs "$xdev" "$mnt" || fail "mount xfs"
 [ "$(cat "$xknob")" = 2 ] || fail "xfs mount overrode the administrator's 2 with $(cat "$xknob")"
+umount "$mnt"
+echo 0 > "$xknob" || fail "flushers refused 0 (back to the default)"
+[ "$(cat "$xknob")" = 1 ] || fail "0 left flushers at $(cat "$xknob"), not 1"
+mount_dev xfs "$xdev" "$mnt" || fail "mount xfs"
+[ "$(cat "$xknob")" = 32 ] || fail "after 0, the xfs mount did not get its 32 flushers: $(cat "$xknob")"
 umount "$mnt"
 
 say "extents: 12 files in 12 directories, 1 flusher vs 4"
