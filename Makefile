@@ -3,7 +3,7 @@
 KERNEL ?= patched
 S := scripts
 
-.PHONY: help run shell test check patches bench tree kernel clean
+.PHONY: help run shell test kunit check patches bench tree kernel clean
 
 help:		## list the targets
 	@sed -n 's/^\([a-z]*\):.*## \(.*\)/\1\t\2/p' $(MAKEFILE_LIST) | expand -t 12
@@ -18,6 +18,9 @@ shell:		## interactive shell in the guest
 
 test:		## build the debug kernel, boot it, run every test
 	@$(S)/test.sh $(KERNEL) $(TESTS)
+
+kunit:		## the series' KUnit suites on UML via kunit.py (the fast loop)
+	@$(S)/deps.sh && $(S)/kunit.sh
 
 check:		## series applies, checkpatch --strict, builds with CGROUP_WRITEBACK=y/n
 	@$(S)/deps.sh && $(S)/check.sh

@@ -69,6 +69,7 @@ plot "< awk -F'\t' '\$8 != \"-\"' $tab" using 0:8:xtic(1) with boxes notitle, \
      "" using 0:8:9:10 with yerrorbars lc rgb "black" pt 0 notitle
 EOF
 
+if [ -s "$runs/stock-1/w2-series.txt" ] && [ -s "$runs/patched-1/w2-series.txt" ]; then
 # Plot 2: W2 writeout per second, first pass of each kernel.
 gnuplot <<EOF
 set terminal pngcairo size 900,400 font ",10" noenhanced
@@ -80,14 +81,16 @@ set grid
 plot "$runs/stock-1/w2-series.txt" using 1:(\$2/1024) with linespoints title "stock", \
      "$runs/patched-1/w2-series.txt" using 1:(\$2/1024) with linespoints title "patched"
 EOF
+fi
 
 row() { awk -F'\t' -v k="$1" '$1 == k {
 	printf "| %s | %s (%s-%s) | %s (%s-%s) | %s (%s-%s) |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 }' "$tab"; }
 rows() {
+	local k keys
+	keys=$(cut -f1 "$tab" | grep -E "$1") || { echo "(not run)"; return 0; }
 	echo "| metric | stock median (min-max) | patched median (min-max) | patched/stock (min-max) |"
 	echo "|---|---|---|---|"
-	local k
-	for k in $(cut -f1 "$tab" | grep -E "$1"); do row "$k"; done
+	for k in $keys; do row "$k"; done
 }
 setup() { sed -n "s/^$1=//p" "$runs/setup.txt"; }
 multi=$(grep -h '^kernel.flushers' "$runs"/patched-1/results.txt | cut -d' ' -f2)

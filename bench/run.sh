@@ -4,7 +4,8 @@
 # run bench/guest.sh, REPS times, alternating which kernel goes first;
 # then bench/report.sh writes bench/results/NAME.md and its plots.
 #   QUICK=1: quarter sizes, one pass each (a smoke check of a few minutes)
-#   REPS (3, QUICK: 1), NAME (the date, QUICK: quick)
+#   REPS (3, QUICK: 1), NAME (the date, QUICK: quick), W (workloads, e.g.
+#   W="W4 W4.cg"; default all)
 set -eu
 . "$(dirname "$0")/../scripts/common.sh"
 quick=${QUICK:-0} div=1 reps=${REPS:-3} name=${NAME:-$(date +%F)}
@@ -25,7 +26,7 @@ rm -rf "$runs"; mkdir -p "$runs"
 	echo "debian=$(cat "$BUILD/debian-version")"
 	echo "patches=$(git -C "$TREE" rev-list --count base..HEAD)"
 	echo "series_head=$(git -C "$TREE" log -1 --format='%h %s')"
-	echo "reps=$reps div=$div smp=$SMP mem=$MEM accel=${ACCEL:-tcg}"
+	echo "reps=$reps div=$div smp=$SMP mem=$MEM accel=${ACCEL:-tcg} workloads=${W:-all}"
 	echo "throttle=$SATA"
 	echo "host=$(nproc) cpus, $(awk '/MemTotal/ {print int($2 / 1048576) " GiB"}' /proc/meminfo)"
 } > "$runs/setup.txt"
@@ -35,9 +36,9 @@ for r in $(seq 1 "$reps"); do
 	for k in $order; do
 		image=$stock; [ "$k" = patched ] && image=$patched
 		log "bench pass $r/$reps: $k"
-		"$TOP/scripts/boot.sh" "$image" "$runs/$k-$r" "DIV=$div bash bench/guest.sh" ||
+		"$TOP/scripts/boot.sh" "$image" "$runs/$k-$r" "W='${W:-}' DIV=$div bash bench/guest.sh" ||
 			die "bench pass $k-$r failed: see $runs/$k-$r/console.log"
-		grep -q '^W5.fraction ' "$runs/$k-$r/results.txt" || die "$k-$r: incomplete results"
+		grep -q '^bench.done ' "$runs/$k-$r/results.txt" || die "$k-$r: incomplete results"
 	done
 done
 rm -rf "$BUILD/disks-bench"

@@ -1,5 +1,7 @@
 # Helpers for guest tests (sourced). Tests run as root in the guest with
-# four scratch virtio disks, /tmp on tmpfs and debugfs/tracefs mounted.
+# scratch virtio disks (serial scratchN), /tmp on tmpfs and debugfs/tracefs
+# mounted. A test exits 0 (pass), 77 (skip, reason on its last line) or
+# else (fail); what it changes it undoes with on_exit.
 set -u
 FSTYPES=${FSTYPES:-"ext4 xfs"}
 TRACE=/sys/kernel/tracing
@@ -8,8 +10,77 @@ fail() { echo "FAIL: $*"; exit 1; }
 skip() { echo "$*"; exit 77; }
 say() { echo "-- $*"; }
 
-# scratch N: device node of scratch disk N (0-based)
-scratch() { local l=(a b c d e f g h i j k l); echo "/dev/vd${l[$1]}"; }
+# on_exit CMD: run CMD (eval'd) when the test ends, however it ends; the
+# last registered runs first. A timeout's SIGTERM runs them too.
+_on_exit=()
+on_exit() { _on_exit+=("$1"); }
+_run_on_exit() {
+	local i rc=$?
+	for ((i = ${#_on_exit[@]} - 1; i >= 0; i--)); do eval "${_on_exit[$i]}" || true; done
+	return $rc
+}
+trap _run_on_exit EXIT
+trap 'exit 143' TERM INT
+
+# restore FILE...: put back each FILE's value of now when the test ends
+# (a bdi's "flushers" goes back to its default, 0)
+restore() {
+	local f
+	for f; do
+		[ -w "$f" ] || continue
+		case $f:$(cat "$f") in
+		*/flushers:*) on_exit "echo 0 > '$f'" ;;
+		*/pm_test:*) on_exit "echo none > '$f'" ;;
+		*_bytes:0) ;;	# the ratio is in force; restoring it zeroes this
+		*) on_exit "echo '$(cat "$f")' > '$f'" ;;
+		esac
+	done
+}
+
+# --- what a test needs; each skips with its reason when it is missing
+# require_file PATH...: the kernel has these files (features of the series)
+require_file() {
+	local f
+	for f; do [ -e "$f" ] || skip "no $f"; done
+}
+# require_knob GLOB: some file matches GLOB, e.g. /sys/class/bdi/*/flushers
+require_knob() { compgen -G "$1" >/dev/null || skip "no $1"; }
+# require_scratch N: at least N scratch disks
+require_scratch() {
+	local b n=0
+	for b in /sys/block/*/serial; do	# no newline at the end of these
+		case $(cat "$b" 2>/dev/null) in scratch*) n=$((n + 1)) ;; esac
+	done
+	[ "$n" -ge "$1" ] || skip "needs $1 scratch disks, has $n"
+}
+# require_cgroup CTRL...: cgroup v2 controllers; io means cgroup writeback
+require_cgroup() {
+	local c
+	for c; do
+		grep -qw "$c" /sys/fs/cgroup/cgroup.controllers && continue
+		[ "$c" = io ] && skip "no cgroup writeback (no io controller)"
+		skip "no $c cgroup controller"
+	done
+}
+# the series' parts
+FLUSHER_THREADS=/proc/sys/vm/flusher_idle_centisecs
+FLUSHER_FAULTS=/sys/kernel/debug/fail_flusher_create
+FLUSHER_KNOBS='/sys/class/bdi/*/flushers'
+
+# scratch N: device node of scratch disk N (0-based), found by its serial
+scratch() {
+	local b
+	for b in /sys/block/*; do
+		[ "$(cat "$b/serial" 2>/dev/null)" = "scratch$1" ] && { echo "/dev/${b##*/}"; return; }
+	done
+	fail "no scratch disk $1"
+}
+
+# Undo what tests commonly change: writeback sysctls, the bdis' knobs, the
+# flusher fault injection, the PM test mode.
+restore /proc/sys/vm/dirty_* /proc/sys/vm/laptop_mode $FLUSHER_THREADS \
+	/sys/class/bdi/*/min_ratio /sys/class/bdi/*/flushers \
+	$FLUSHER_FAULTS/probability $FLUSHER_FAULTS/delay_ms /sys/power/pm_test
 
 # blkname DEV: the whole disk's name in /sys/class/block (vda1 -> vda)
 blkname() {
@@ -87,8 +158,14 @@ quiet_writeback() {
 keep_dirty() { echo 40 > "/sys/class/bdi/$1/min_ratio"; }
 release_bdi() { echo 0 > "/sys/class/bdi/$1/min_ratio"; }
 
-# trace_on EVENT...: start a fresh trace of writeback events
+# trace_on EVENT...: start a fresh trace of writeback events, in a trace
+# instance of the test's own (TRACE), removed when the test ends
 trace_on() {
+	if [ "$TRACE" = /sys/kernel/tracing ]; then
+		TRACE=/sys/kernel/tracing/instances/test-$$
+		mkdir "$TRACE" || fail "cannot create trace instance $TRACE"
+		on_exit "echo 0 > $TRACE/tracing_on; rmdir $TRACE"
+	fi
 	echo 0 > $TRACE/tracing_on
 	echo > $TRACE/trace
 	echo > $TRACE/set_event
@@ -108,6 +185,10 @@ threads() { ps -e -o pid=,comm= | awk -v n="$1" '$2 == n {print $1}'; }
 # is_kthread PID: a kernel thread (child of kthreadd, no memory map)
 is_kthread() { [ "$(awk '{print $4}' "/proc/$1/stat")" = 2 ] && [ -z "$(cat "/proc/$1/maps")" ]; }
 no_flusher() { [ -z "$(threads "flush-$1")" ] && [ "$(flusher_pid "$1")" = none ]; }
+# wait_thread SECS NAME / wait_no_thread SECS NAME: until a kernel thread
+# named NAME runs / none does; false on timeout
+wait_thread() { wait_until "$1" eval "[ -n \"\$(threads '$2')\" ]"; }
+wait_no_thread() { wait_until "$1" eval "[ -z \"\$(threads '$2')\" ]"; }
 # idle_all_flushers: write everything back and let every flusher exit
 # (but the one of the 9p share that takes the test logs)
 idle_all_flushers() {
@@ -133,3 +214,26 @@ ctx_stat() {
 ctx_name() { if [ "$2" = 0 ]; then echo "flush-$1"; else echo "flush-$1/$2"; fi; }
 # traced_ctx INO: the context writeback_dirty_inode_enqueue last gave inode INO
 traced_ctx() { trace_text | grep -o " ino $1 dirtied .* ctx [0-9]*" | awk 'END {print $NF}'; }
+# check_ctx BDI MNT N NR GROUPFN: files MNT/d0/f .. d<N-1>/f are dirty; each
+# one's traced context (writeback_dirty_inode_enqueue) is GROUPFN(ino) % NR,
+# each context's debugfs b_dirty counts at least its files, and the files
+# use two contexts or more. Sets CTX_USED to the number of contexts used.
+check_ctx() {
+	local bdi=$1 mnt=$2 n=$3 nr=$4 group=$5 i ino want got used=""
+	local -A files=()
+	for i in $(seq 0 $((n - 1))); do
+		ino=$(stat -c %i "$mnt/d$i/f")
+		want=$(( $($group "$ino") % nr )) got=$(traced_ctx "$ino")
+		[ "$got" = "$want" ] || fail "inode $ino (d$i): context ${got:-none}, want $want"
+		files[$want]=$(( ${files[$want]:-0} + 1 ))
+	done
+	for i in "${!files[@]}"; do
+		got=$(ctx_stat "$bdi" "$i" b_dirty)
+		[ "${got:-0}" -ge "${files[$i]}" ] ||
+			fail "ctx $i: b_dirty ${got:-none}, but ${files[$i]} of the files are dirty on it"
+		used="$used $i"
+	done
+	[ ${#files[@]} -ge 2 ] || fail "all $n files on one context:$used"
+	CTX_USED=${#files[@]}
+	say "files on contexts:$used"
+}

@@ -1,8 +1,12 @@
 #!/bin/bash
-# `make check`: apply patches/series one by one on a clean worktree at base;
-# for each patch run checkpatch.pl --strict and compile the objects it
-# touches with CONFIG_CGROUP_WRITEBACK=y and =n; then build the whole kernel
-# with both settings, and the KUnit suite as a module. Exits 1 on any failure.
+# `make check`: static checks of the series, on a clean worktree at base.
+#  - each patch of patches/series applies, passes checkpatch.pl --strict,
+#    and the whole kernel builds after it, warning-free, with
+#    CONFIG_CGROUP_WRITEBACK=y and =n (ccache makes repeats cheap);
+#  - sparse (make C=2) and scripts/kernel-doc -none on every file the
+#    series touches report no warning that base does not have;
+#  - the KUnit suites also build as modules.
+# Prints one line per check and exits 1 on any failure.
 set -eu
 . "$(dirname "$0")/common.sh"
 "$TOP/scripts/tree.sh" >/dev/null
@@ -10,6 +14,7 @@ wt=$BUILD/check
 git -C "$TREE" worktree remove --force "$wt" 2>/dev/null || rm -rf "$wt"
 git -C "$TREE" worktree prune
 git -C "$TREE" worktree add -q --detach "$wt" base
+mkdir -p "$OUT"
 kmake() {	# kmake y|n TARGET...
 	local cfg=$1; shift
 	make -s -C "$wt" O="$BUILD/obj/check-$cfg" ARCH=x86_64 CC="ccache gcc" -j"$(($(nproc) + 1))" "$@"
@@ -17,7 +22,7 @@ kmake() {	# kmake y|n TARGET...
 for cfg in y n; do
 	obj=$BUILD/obj/check-$cfg frags="$TOP/config/base.config"
 	[ $cfg = n ] && frags="$frags $TOP/config/nocgwb.config"
-	# modules on, for the KUnit suite built =m at the end
+	# modules on, for the KUnit suites built =m at the end
 	[ $cfg = y ] && frags="$frags $TOP/config/modules.config"
 	mkdir -p "$obj"
 	kmake $cfg tinyconfig >/dev/null
@@ -25,8 +30,27 @@ for cfg in y n; do
 	kmake $cfg olddefconfig >/dev/null
 	grep -q "^CONFIG_CGROUP_WRITEBACK=y" "$obj/.config" && have=y || have=n
 	[ $have = $cfg ] || die "could not get CONFIG_CGROUP_WRITEBACK=$cfg"
-	kmake $cfg prepare >/dev/null
 done
+
+# files the series touches, and those of them built as objects
+touched=$(series_files | xargs grep -h '^+++ b/' | sed 's|^+++ b/||' | sort -u)
+srcs=$(echo "$touched" | grep '\.[ch]$' || true)
+objs=$(echo "$touched" | sed -n 's/\.c$/.o/p')
+
+# static_warnings TAG: sparse and kernel-doc warnings of the touched files in
+# the worktree as it is, without line numbers, into $OUT/static-TAG.txt
+static_warnings() {
+	local f o built=""
+	kmake y bzImage >/dev/null 2>&1 || true
+	for o in $objs; do [ -f "$BUILD/obj/check-y/$o" ] && built="$built $o"; done
+	{
+		[ -z "$built" ] || kmake y C=2 $built 2>&1 >/dev/null | grep -E 'warning|error' || true
+		for f in $srcs; do
+			[ -f "$wt/$f" ] && (cd "$wt" && scripts/kernel-doc -none "$f" 2>&1) || true
+		done
+	} | sed -E 's/:[0-9]+(:[0-9]+)?:/:/' | sort > "$OUT/static-$1.txt"
+}
+static_warnings base
 
 failed=0
 for p in $(series_files); do
@@ -41,29 +65,30 @@ for p in $(series_files); do
 	if [ -s "$OUT/checkpatch.txt" ]; then
 		echo "FAIL  $name: checkpatch"; sed 's/^/      | /' "$OUT/checkpatch.txt"; failed=1
 	fi
-	objs=$(git -C "$wt" diff --name-only HEAD~1 HEAD | sed -n 's/\.c$/.o/p')
 	for cfg in y n; do
-		[ -z "$objs" ] && break
-		kmake $cfg $objs >/dev/null 2>"$OUT/check-build.txt" &&
+		kmake $cfg bzImage >/dev/null 2>"$OUT/check-build.txt" &&
 			! grep -q 'warning:' "$OUT/check-build.txt" ||
-			{ echo "FAIL  $name: CGROUP_WRITEBACK=$cfg build of $objs"; sed 's/^/      | /' "$OUT/check-build.txt" | head -30; failed=1; }
+			{ echo "FAIL  $name: kernel build, CGROUP_WRITEBACK=$cfg"; sed 's/^/      | /' "$OUT/check-build.txt" | head -30; failed=1; }
 	done
-	[ $failed = "$before" ] && echo "ok    $name"
+	[ $failed = "$before" ] && echo "ok    $name (checkpatch, builds =y and =n)"
 done
-for cfg in y n; do
-	if kmake $cfg bzImage >/dev/null 2>"$OUT/check-build.txt" && ! grep -q 'warning:' "$OUT/check-build.txt"; then
-		echo "ok    full build, CONFIG_CGROUP_WRITEBACK=$cfg"
-	else
-		echo "FAIL  full build, CONFIG_CGROUP_WRITEBACK=$cfg"; sed 's/^/      | /' "$OUT/check-build.txt" | head -30; failed=1
-	fi
-done
-# the series' KUnit suite links as a module too
+
+static_warnings series
+new=$(comm -13 "$OUT/static-base.txt" "$OUT/static-series.txt")
+echo "      sparse + kernel-doc over $(echo "$srcs" | wc -w) touched files: $(wc -l < "$OUT/static-base.txt") warnings at base, $(wc -l < "$OUT/static-series.txt") with the series"
+if [ -n "$new" ]; then
+	echo "FAIL  new sparse/kernel-doc warnings:"; echo "$new" | sed 's/^/      | /'; failed=1
+else
+	echo "ok    no new sparse or kernel-doc warnings"
+fi
+
+# the series' KUnit suites link as modules too
 "$wt/scripts/config" --file "$BUILD/obj/check-y/.config" -m BDI_FLUSHER_KUNIT_TEST
 kmake y olddefconfig >/dev/null
 if kmake y modules >/dev/null 2>"$OUT/check-build.txt" && ! grep -q 'warning:' "$OUT/check-build.txt" &&
 	[ -f "$BUILD/obj/check-y/mm/backing-dev-kunit.ko" ]; then
-	echo "ok    KUnit suite as a module (CONFIG_BDI_FLUSHER_KUNIT_TEST=m)"
+	echo "ok    KUnit suites as modules (CONFIG_BDI_FLUSHER_KUNIT_TEST=m)"
 else
-	echo "FAIL  KUnit suite as a module"; sed 's/^/      | /' "$OUT/check-build.txt" | head -30; failed=1
+	echo "FAIL  KUnit suites as modules"; sed 's/^/      | /' "$OUT/check-build.txt" | head -30; failed=1
 fi
 exit $failed

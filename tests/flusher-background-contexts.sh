@@ -1,11 +1,12 @@
 #!/bin/bash
-# needs: series
 # Background writeback reaches every writeback context that has dirty
 # inodes, also while context 0's flusher is busy with it: a writer keeps
 # the bdi over dirty_background_bytes on context 0; files then dirtied on
 # contexts 1-3 start writing within 1 s (writeback_start with ctx=),
 # without waiting for the periodic wakeup (30 s here).
 . "$(dirname "$0")/../guest/lib.sh"
+require_scratch 3
+require_knob "$FLUSHER_KNOBS"
 dev=$(scratch 2) bdi=$(bdi_of "$(scratch 2)") mnt=/mnt/bgctx
 quiet_writeback
 keep_dirty "$bdi"

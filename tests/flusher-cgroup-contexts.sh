@@ -1,5 +1,4 @@
 #!/bin/bash
-# needs: series
 # timeout: 900
 # Cgroup writeback on the writeback contexts, as on a systemd machine
 # (memory and io controllers on, writers in child cgroups): a cgroup's
@@ -11,7 +10,9 @@
 # disk get no more threads than the disk has contexts, and all their data
 # is on disk after sync.
 . "$(dirname "$0")/../guest/lib.sh"
-grep -qw io /sys/fs/cgroup/cgroup.controllers || skip "no cgroup writeback (no io controller)"
+require_scratch 4
+require_knob "$FLUSHER_KNOBS"
+require_cgroup memory io
 cg=/sys/fs/cgroup mnt=/mnt/cgctx
 ref=$(make_ref cgctx.ref 64)
 echo "+memory +io" > $cg/cgroup.subtree_control || fail "cannot enable memory and io controllers"
@@ -33,31 +34,19 @@ cg_wbs() {
 # context's debugfs b_dirty counts them, x has a wb on each context used,
 # and syncfs puts them on disk
 spread() {
-	local fs=$1 dev=$2 bdi=$3 group=$4 i ino want got used=""
-	declare -A files=()
+	local fs=$1 dev=$2 bdi=$3 group=$4 i got
 	trace_on writeback:writeback_dirty_inode_enqueue
 	enter x
 	for i in $(seq 0 15); do
 		mkdir -p "$mnt/d$i" && cp "$ref" "$mnt/d$i/f" || fail "$fs: write d$i/f"
 	done
 	enter .
-	for i in $(seq 0 15); do
-		ino=$(stat -c %i "$mnt/d$i/f")
-		want=$(( $($group "$ino") % 4 )) got=$(traced_ctx "$ino")
-		[ "$got" = "$want" ] || fail "$fs: inode $ino (d$i): context ${got:-none}, want $want"
-		files[$want]=$(( ${files[$want]:-0} + 1 ))
-	done
-	for i in "${!files[@]}"; do
-		got=$(ctx_stat "$bdi" "$i" b_dirty)
-		[ "${got:-0}" -ge "${files[$i]}" ] ||
-			fail "$fs: ctx $i: b_dirty ${got:-none}, but ${files[$i]} files of x are dirty on it"
-		used="$used $i"
-	done
-	[ ${#files[@]} -ge 2 ] || fail "$fs: all 16 files of x on one context:$used"
+	say "$fs: cgroup x"
+	check_ctx "$bdi" "$mnt" 16 4 "$group"
 	got=$(cg_wbs "$bdi" x count)
-	[ "$got" -ge ${#files[@]} ] || fail "$fs: x has $got wbs for ${#files[@]} contexts"
+	[ "$got" -ge "$CTX_USED" ] || fail "$fs: x has $got wbs for $CTX_USED contexts"
 	[ "$(cg_wbs "$bdi" x b_dirty)" -ge 16 ] || fail "$fs: x's wbs hold $(cg_wbs "$bdi" x b_dirty) dirty inodes, not 16"
-	say "$fs: x's files on contexts:$used, x has $got wbs"
+	say "$fs: x has $got wbs"
 	sync -f "$mnt"
 	local names=()
 	for i in $(seq 0 15); do names+=("d$i/f"); done

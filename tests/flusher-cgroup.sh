@@ -1,10 +1,11 @@
 #!/bin/bash
-# needs: series
 # Cgroup writeback: writers in their own memory cgroups get writeback
 # contexts of their own (debugfs wb_stats), all served by the bdi's one
 # flusher thread; a writer in a small memory cgroup gets its data written.
 . "$(dirname "$0")/../guest/lib.sh"
-grep -qw io /sys/fs/cgroup/cgroup.controllers || skip "no cgroup writeback (no io controller)"
+require_scratch 2
+require_file "$FLUSHER_THREADS"
+require_cgroup memory io
 dev=$(scratch 1) bdi=$(bdi_of "$dev") mnt=/mnt/cg
 quiet_writeback
 fresh_fs ext4 "$dev" "$mnt"

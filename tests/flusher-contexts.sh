@@ -1,5 +1,4 @@
 #!/bin/bash
-# needs: series
 # timeout: 900
 # More than one flusher per bdi: /sys/class/bdi/<bdi>/flushers (1..32),
 # a thread per writeback context with its own name, inodes bound to the
@@ -9,6 +8,8 @@
 # for its AG count (again after 0 is written), extents no worse than with
 # one flusher.
 . "$(dirname "$0")/../guest/lib.sh"
+require_scratch 4
+require_knob "$FLUSHER_KNOBS"
 dev=$(scratch 0) bdi=$(bdi_of "$dev") mnt=/mnt/ctx
 knob=/sys/class/bdi/$bdi/flushers
 ref=$(make_ref ctx.ref 512)
@@ -27,26 +28,6 @@ dirty() {
 		mkdir -p "$1/d$i" && cp "$ref" "$1/d$i/f" || fail "write $1/d$i/f"
 	done
 }
-# check_ctx MNT N NR WANT: each file's traced context is WANT(ino) % NR,
-# every context's b_dirty counts its files, and the files use 2+ contexts
-check_ctx() {
-	local mnt=$1 n=$2 nr=$3 want=$4 i ino exp got used=""
-	declare -A files=()
-	for i in $(seq 0 $((n - 1))); do
-		ino=$(stat -c %i "$mnt/d$i/f")
-		exp=$(( $($want "$ino") % nr )) got=$(traced_ctx "$ino")
-		[ "$got" = "$exp" ] || fail "inode $ino (d$i): context ${got:-none}, want $exp"
-		files[$exp]=$(( ${files[$exp]:-0} + 1 ))
-	done
-	for i in "${!files[@]}"; do
-		got=$(ctx_stat "$bdi" "$i" b_dirty)
-		[ "${got:-0}" -ge "${files[$i]}" ] ||
-			fail "ctx $i: b_dirty ${got:-none}, but ${files[$i]} of its files are dirty"
-		used="$used $i"
-	done
-	[ ${#files[@]} -ge 2 ] || fail "all $n files on one context:$used"
-	say "files on contexts:$used"
-}
 
 say "ext4 without flex_bg: 4 contexts by block group"
 quiet_writeback
@@ -63,7 +44,7 @@ echo 4 > "$knob" || fail "flushers refused 4"
 	fail "debugfs does not show 4 flushers"
 trace_on writeback:writeback_dirty_inode_enqueue writeback:writeback_flusher_create
 dirty "$mnt" 8
-check_ctx "$mnt" 8 4 ext4_group
+check_ctx "$bdi" "$mnt" 8 4 ext4_group
 # syncfs writes the files of every context (checked on disk below; the
 # bdev inode, with ext4's metadata, may stay dirty)
 sync -f "$mnt"
@@ -132,7 +113,7 @@ agshift=$(xfs_db -r -c "sb 0" -c "p agblklog inopblog" "$xdev" | awk -F' = ' '{s
 xfs_ag() { echo $(( $1 >> agshift )); }
 trace_on writeback:writeback_dirty_inode_enqueue
 dirty "$mnt" 8
-check_ctx "$mnt" 8 8 xfs_ag
+check_ctx "$bdi" "$mnt" 8 8 xfs_ag
 sync
 for k in 0 1 2 3 4 5 6 7; do
 	[ "$(ctx_stat "$bdi" $k b_dirty)" = 0 ] || fail "xfs ctx $k: dirty inodes after sync"

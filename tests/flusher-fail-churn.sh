@@ -1,5 +1,4 @@
 #!/bin/bash
-# needs: series
 # timeout: 600
 # With every flusher creation failing (fail_flusher_create), the number
 # of contexts goes 1 -> 8 -> 1 over and over while writers dirty every
@@ -7,6 +6,9 @@
 # no corruption, no bdi reference leaks so the disk can go away after),
 # and every byte is on disk after sync.
 . "$(dirname "$0")/../guest/lib.sh"
+require_scratch 3
+require_knob "$FLUSHER_KNOBS"
+require_file "$FLUSHER_FAULTS"
 fi_dir=/sys/kernel/debug/fail_flusher_create
 dev=$(scratch 2) bdi=$(bdi_of "$dev") mnt=/mnt/churn knob=/sys/class/bdi/$(bdi_of "$(scratch 2)")/flushers
 quiet_writeback

@@ -1,10 +1,12 @@
 #!/bin/bash
-# needs: series
+# per-fs
 # When a flusher cannot be created (fault injection: fail_flusher_create),
 # the forker writes back for the bdi itself (tracepoint
 # writeback_forker_fallback) and retries: sync(2) completes, the data is on
 # disk; once creation works again the bdi gets its flusher.
 . "$(dirname "$0")/../guest/lib.sh"
+require_scratch 3
+require_file "$FLUSHER_THREADS" "$FLUSHER_FAULTS"
 fi_dir=/sys/kernel/debug/fail_flusher_create
 [ -d $fi_dir ] || fail "no $fi_dir"
 dev=$(scratch 2) bdi=$(bdi_of "$dev") mnt=/mnt/fallback
@@ -32,7 +34,7 @@ for fs in $FSTYPES; do
 	on_disk "$fs" "$dev" "$mnt" "$ref" f
 	echo 0 > $fi_dir/probability
 	cp "$ref" "$mnt/g"
-	wait_until 30 eval '[ -n "$(threads "flush-$bdi")" ]' || fail "$fs: no flusher after creation works again"
+	wait_thread 30 "flush-$bdi" || fail "$fs: no flusher after creation works again"
 	[ "$(flusher_state "$bdi")" = running ] || fail "$fs: state $(flusher_state "$bdi")"
 	sync
 	umount "$mnt"

@@ -1,5 +1,4 @@
 #!/bin/bash
-# needs: series
 # Flushers and the forker do not freeze, as mainline's writeback has not
 # since commit a2b90f112177
 # ("bdi: Do not use freezable workqueue"): each
@@ -9,6 +8,8 @@
 # writers wait and another disk is written back; after the thaw the data
 # reaches the disk.
 . "$(dirname "$0")/../guest/lib.sh"
+require_scratch 4
+require_file "$FLUSHER_THREADS"
 [ -f /sys/power/pm_test ] || fail "no /sys/power/pm_test"
 PF_NOFREEZE=$((0x00008000))
 nofreeze() { [ $(( $(awk '{print $9}' "/proc/$1/stat") & PF_NOFREEZE )) -ne 0 ]; }
@@ -20,7 +21,7 @@ echo 2 > "/sys/class/bdi/$bdi/flushers"
 mkdir "$mnt/a" "$mnt/b"
 dd if=/dev/zero of="$mnt/a/f" bs=1M count=8 status=none
 dd if=/dev/zero of="$mnt/b/f" bs=1M count=8 status=none
-wait_until 30 eval '[ -n "$(threads "flush-$bdi")" ]' || fail "no flusher"
+wait_thread 30 "flush-$bdi" || fail "no flusher"
 pids="$(threads bdi-default) $(ps -e -o pid=,comm= | awk '$2 ~ /^flush-/ {print $1}')"
 [ "$(echo $pids | wc -w)" -ge 3 ] || fail "want the forker and 2+ flushers, have: $pids"
 for p in $pids; do

@@ -1,9 +1,10 @@
 #!/bin/bash
-# needs: series
 # vm.flusher_idle_centisecs (default 5 min): a flusher with nothing to do
 # for that long exits (tracepoint writeback_flusher_exit, reason=idle); the
 # next dirtying starts a new one. Bad values are refused.
 . "$(dirname "$0")/../guest/lib.sh"
+require_scratch 2
+require_file "$FLUSHER_THREADS"
 [ -f $IDLE ] || fail "no $IDLE"
 [ "$(cat $IDLE)" = 30000 ] || fail "default is $(cat $IDLE), want 30000 (5 min)"
 for bad in -1 abc 1x 99999999999 429496730; do
@@ -34,7 +35,7 @@ no_flusher "$bdi" || fail "flusher still listed after its exit"
 
 echo 0 > $IDLE		# never exit
 dd if=/dev/zero of="$dev" bs=1M count=2 status=none
-wait_until 30 eval '[ -n "$(threads "flush-$bdi")" ]' || fail "no new flusher after dirtying again"
+wait_thread 30 "flush-$bdi" || fail "no new flusher after dirtying again"
 pid2=$(threads "flush-$bdi")
 [ "$pid2" != "$pid" ] || fail "same pid $pid after exit"
 sync

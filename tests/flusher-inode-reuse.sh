@@ -1,5 +1,4 @@
 #!/bin/bash
-# needs: series
 # An inode freed while dirty on a writeback context other than 0 does not
 # carry its context into the next inode of the slab: with disk A at 32
 # flushers and disk B at 1, files dirtied and removed on A, then files
@@ -7,6 +6,8 @@
 # context. Once with ext4 (no flex_bg: a context per block group), once
 # with two XFS (8 AGs on A, 2 on B).
 . "$(dirname "$0")/../guest/lib.sh"
+require_scratch 2
+require_knob "$FLUSHER_KNOBS"
 a=$(scratch 0) b=$(scratch 1) abdi=$(bdi_of "$(scratch 0)") bbdi=$(bdi_of "$(scratch 1)")
 quiet_writeback
 echo 30 > "/sys/class/bdi/$abdi/min_ratio"

@@ -1,9 +1,10 @@
 #!/bin/bash
-# needs: series
 # The forker "bdi-default" exists from boot; a bdi gets its flusher
 # "flush-<bdi>" (a kernel thread) when it first has dirty data, exactly one;
 # N disks dirtied at once get N flushers; tmpfs (noop bdi) gets none.
 . "$(dirname "$0")/../guest/lib.sh"
+require_scratch 1
+require_file "$FLUSHER_THREADS"
 forker=$(threads bdi-default)
 [ "$(echo "$forker" | wc -w)" = 1 ] || fail "want one bdi-default thread, have: '$forker'"
 is_kthread "$forker" || fail "bdi-default ($forker) is not a kernel thread"
@@ -26,7 +27,7 @@ sleep 2
 
 say "dirty one disk"
 dd if=/dev/zero of="$(scratch 0)" bs=1M count=4 status=none
-wait_until 30 eval '[ -n "$(threads "flush-${bdis[0]}")" ]' || fail "no flush-${bdis[0]} after dirtying"
+wait_thread 30 "flush-${bdis[0]}" || fail "no flush-${bdis[0]} after dirtying"
 pid=$(threads "flush-${bdis[0]}")
 [ "$(echo "$pid" | wc -w)" = 1 ] || fail "want one flush-${bdis[0]}, have pids: $pid"
 is_kthread "$pid" || fail "flush-${bdis[0]} ($pid) is not a kernel thread"
@@ -38,7 +39,7 @@ say "dirty all disks at once"
 for i in 1 2 3; do dd if=/dev/zero of="$(scratch $i)" bs=1M count=4 status=none & done
 wait
 for b in "${bdis[@]}"; do
-	wait_until 30 eval '[ -n "$(threads "flush-$b")" ]' || fail "no flush-$b"
+	wait_thread 30 "flush-$b" || fail "no flush-$b"
 	n=$(threads "flush-$b" | wc -l)
 	[ "$n" = 1 ] || fail "flush-$b: $n threads"
 done

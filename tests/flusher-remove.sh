@@ -1,8 +1,8 @@
 #!/bin/bash
-# needs: series
 # Removing a device with dirty data pending stops its flusher, hangs
 # nothing and loses nothing that was synced; unmount writes dirty inodes.
 . "$(dirname "$0")/../guest/lib.sh"
+require_file "$FLUSHER_THREADS"
 quiet_writeback
 ref=$(make_ref remove.ref 4096)
 
@@ -19,14 +19,14 @@ umount /mnt/loop || fail "umount"
 # dirty data at removal; an opener stays, or the last close writes it back
 exec 3<>"$loop"
 dd if=/dev/urandom of="$loop" bs=1M count=4 seek=560 status=none
-wait_until 30 eval '[ -n "$(threads "flush-$lbdi")" ]' || fail "no flusher for $lbdi"
+wait_thread 30 "flush-$lbdi" || fail "no flusher for $lbdi"
 [ "$(bdi_dirty_kb "$lbdi")" -gt $SLACK_KB ] || fail "nothing dirty on $lbdi at detach"
 timeout 60 losetup -d "$loop" || fail "losetup -d hung or failed"
 exec 3>&-
 n=${loop#/dev/loop}
 timeout 60 python3 -c "import fcntl, os; fcntl.ioctl(os.open('/dev/loop-control', os.O_RDWR), 0x4C81, $n)" ||
 	fail "LOOP_CTL_REMOVE of $loop failed"
-wait_until 10 eval '[ -z "$(threads "flush-$lbdi")" ]' || fail "flush-$lbdi survived the removal"
+wait_no_thread 10 "flush-$lbdi" || fail "flush-$lbdi survived the removal"
 [ -d "/sys/kernel/debug/bdi/$lbdi" ] && fail "bdi $lbdi still in debugfs"
 loop=$(losetup -f --show /tmp/loop.img) || fail "losetup again"
 mount_dev ext4 "$loop" /mnt/loop
@@ -44,11 +44,11 @@ nbdi=$(bdi_of "$dev")
 keep_dirty "$nbdi"
 exec 3<>"$dev"
 dd if=/dev/urandom of="$dev" bs=1M count=8 status=none
-wait_until 30 eval '[ -n "$(threads "flush-$nbdi")" ]' || fail "no flusher for $nbdi"
+wait_thread 30 "flush-$nbdi" || fail "no flusher for $nbdi"
 [ "$(bdi_dirty_kb "$nbdi")" -gt $SLACK_KB ] || fail "nothing dirty on $nbdi"
 echo 0 > $nb/power || fail "power off"
 exec 3>&-
 timeout 60 rmdir $nb || fail "rmdir hung or failed"
-wait_until 10 eval '[ -z "$(threads "flush-$nbdi")" ]' || fail "flush-$nbdi survived the removal"
+wait_no_thread 10 "flush-$nbdi" || fail "flush-$nbdi survived the removal"
 [ -d "/sys/kernel/debug/bdi/$nbdi" ] && fail "bdi $nbdi still in debugfs"
 true

@@ -1,10 +1,11 @@
 #!/bin/bash
-# needs: series
 # Writeback of every kind runs on the bdi's flusher thread, not on a
 # workqueue: periodic, background, sync(2), syncfs(2) and
 # writeback_inodes_sb (the fs's own requests) all show up in the trace as
 # writeback_start events of the task flush-<bdi>.
 . "$(dirname "$0")/../guest/lib.sh"
+require_scratch 1
+require_file "$FLUSHER_THREADS"
 dev=$(scratch 0) bdi=$(bdi_of "$dev") mnt=/mnt/runs
 quiet_writeback
 fresh_fs ext4 "$dev" "$mnt"

@@ -1,5 +1,4 @@
 #!/bin/bash
-# needs: series
 # timeout: 900
 # Shrinking the contexts moves many dirty inodes at once without a soft
 # lockup (the console is checked) and loses none: 100000 one-byte files
@@ -7,6 +6,8 @@
 # then flushers 32 -> 1: context 0 holds every dirty inode; removed
 # dirty, they leave the bdi clean.
 . "$(dirname "$0")/../guest/lib.sh"
+require_scratch 4
+require_knob "$FLUSHER_KNOBS"
 N=${SHRINK_INODES:-100000}
 dev=$(scratch 3) bdi=$(bdi_of "$(scratch 3)") mnt=/mnt/many
 quiet_writeback
@@ -14,7 +15,7 @@ keep_dirty "$bdi"
 mkfs.ext4 -q -F -O ^flex_bg -N $((N + 8192)) "$dev" && mount_dev ext4 "$dev" "$mnt" || fail "mkfs/mount"
 # writing 100000 small files back takes minutes under TCG: remove them,
 # dirty, when done (eviction of dirty inodes), rather than sync them
-trap 'rm -rf "$mnt"/d*' EXIT
+on_exit 'rm -rf "$mnt"/d*'
 echo 32 > "/sys/class/bdi/$bdi/flushers" || fail "flushers 32"
 per=$((N / 32))
 for d in $(seq 0 31); do
@@ -41,6 +42,5 @@ rm -rf "$mnt"/d*
 sync
 bdi_clean "$bdi" || fail "$(bdi_dirty_kb "$bdi") kB dirty after sync"
 [ "$(ctx_stat "$bdi" 0 b_dirty)" -le 1 ] || fail "$(ctx_stat "$bdi" 0 b_dirty) dirty inodes after sync"
-trap - EXIT
 umount "$mnt"
 release_bdi "$bdi"

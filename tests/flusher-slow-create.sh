@@ -1,5 +1,4 @@
 #!/bin/bash
-# needs: series
 # timeout: 600
 # Forward progress while flusher threads are slow to come: with every
 # creation delayed by 30 s (fail_flusher_create/delay_ms), the forker
@@ -8,6 +7,8 @@
 # seconds, and a writer at its memory cgroup's memory.max makes progress
 # (no OOM kill, data on disk).
 . "$(dirname "$0")/../guest/lib.sh"
+require_scratch 2
+require_file "$FLUSHER_THREADS" "$FLUSHER_FAULTS"
 fi_dir=/sys/kernel/debug/fail_flusher_create
 [ -f $fi_dir/delay_ms ] || fail "no $fi_dir/delay_ms"
 d0=$(scratch 0) d1=$(scratch 1) b0=$(bdi_of "$(scratch 0)") b1=$(bdi_of "$(scratch 1)")
@@ -74,7 +75,7 @@ else
 	say "no io controller (no cgroup writeback): skipped this part"
 fi
 stop_delay
-wait_until 60 eval '[ -n "$(threads "flush-$b0")" ] && [ -n "$(threads "flush-$b1")" ]' ||
+{ wait_thread 60 "flush-$b0" && wait_thread 60 "flush-$b1"; } ||
 	fail "no flushers once creation is quick again"
 timeout 60 sync || fail "sync hung once creation is quick again"
 on_disk ext4 "$d0" /mnt/s0 "$ref" f g

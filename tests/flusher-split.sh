@@ -1,11 +1,12 @@
 #!/bin/bash
-# needs: series
 # Work for a whole bdi is split over the writeback contexts that have
 # dirty inodes, not over all of them: with 32 contexts and one dirty file,
 # the WB_SYNC_NONE pass of syncfs (writeback_inodes_sb) asks that file's
 # context for at least half the file's pages (traced writeback_queue
 # nr_pages; another context may hold metadata).
 . "$(dirname "$0")/../guest/lib.sh"
+require_scratch 1
+require_knob "$FLUSHER_KNOBS"
 dev=$(scratch 0) bdi=$(bdi_of "$(scratch 0)") mnt=/mnt/split
 quiet_writeback
 keep_dirty "$bdi"

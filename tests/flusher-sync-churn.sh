@@ -1,11 +1,12 @@
 #!/bin/bash
-# needs: series
 # timeout: 600
 # sync(2) while the number of contexts changes under it: writers fill 8
 # directories on ext4 (a context per block group), then sync runs while a
 # loop changes flushers; after each sync no context holds a dirty inode
 # and the bdi has no dirty pages. Every byte is on disk at the end.
 . "$(dirname "$0")/../guest/lib.sh"
+require_scratch 2
+require_knob "$FLUSHER_KNOBS"
 dev=$(scratch 1) bdi=$(bdi_of "$(scratch 1)") mnt=/mnt/syncchurn knob=/sys/class/bdi/$(bdi_of "$(scratch 1)")/flushers
 quiet_writeback
 keep_dirty "$bdi"

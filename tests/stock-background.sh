@@ -1,8 +1,10 @@
 #!/bin/bash
+# per-fs
 # Background writeback: once dirty memory passes dirty_background_bytes,
 # writeback starts (reason=background) long before data expires, and
 # brings the dirty amount back under the threshold.
 . "$(dirname "$0")/../guest/lib.sh"
+require_scratch 1
 dev=$(scratch 0) mnt=/mnt/bg
 bdi=$(bdi_of "$dev")
 ref=$(make_ref bg.ref 32768)

@@ -1,4 +1,5 @@
 #!/bin/bash
+# per-fs
 # Fairness between the root cgroup and a child cgroup on one disk (memory
 # and io controllers on): while a root-cgroup writer keeps background
 # writeback of the disk busy (above dirty_background_bytes), a cgroup's
@@ -6,7 +7,8 @@
 # dirty_expire + dirty_writeback + 2 s, and a sync(2) from the cgroup
 # returns within that bound too.
 . "$(dirname "$0")/../guest/lib.sh"
-grep -qw io /sys/fs/cgroup/cgroup.controllers || skip "no cgroup writeback (no io controller)"
+require_scratch 2
+require_cgroup memory io
 cg=/sys/fs/cgroup dev=$(scratch 1) mnt=/mnt/fair
 ref=$(make_ref fair.ref 4096)
 echo "+memory +io" > $cg/cgroup.subtree_control || fail "cannot enable memory and io controllers"

@@ -13,7 +13,8 @@
 # any kernel. syncfs is not checked: it covers s's inodes of the same
 # filesystem on any kernel.
 . "$(dirname "$0")/../guest/lib.sh"
-grep -qw io /sys/fs/cgroup/cgroup.controllers || skip "no cgroup writeback (no io controller)"
+require_scratch 2
+require_cgroup memory io
 [ -e /sys/fs/cgroup/io.cost.qos ] || skip "no iocost (CONFIG_BLK_CGROUP_IOCOST)"
 cg=/sys/fs/cgroup dev=$(scratch 1) mnt=/mnt/iso
 bdi=$(bdi_of "$dev")

@@ -1,7 +1,9 @@
 #!/bin/bash
+# per-fs
 # fsync(2) of one file puts that file on disk; another dirty file of the
 # same filesystem stays dirty (nothing else wrote it back).
 . "$(dirname "$0")/../guest/lib.sh"
+require_scratch 1
 dev=$(scratch 0) mnt=/mnt/fsync
 ref=$(make_ref fsync.ref 4096)
 quiet_writeback

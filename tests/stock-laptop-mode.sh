@@ -3,6 +3,7 @@
 # dirty data back after laptop_mode seconds (reason=laptop_timer); with
 # periodic and background writeback off, nothing else would.
 . "$(dirname "$0")/../guest/lib.sh"
+require_scratch 3
 dev=$(scratch 2) bdi=$(bdi_of "$dev") mnt=/mnt/laptop
 quiet_writeback
 keep_dirty "$bdi"

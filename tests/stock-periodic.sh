@@ -1,8 +1,10 @@
 #!/bin/bash
+# per-fs
 # Periodic (kupdate) writeback: with no sync and dirty memory far below the
 # background threshold, dirty data is written once older than
 # dirty_expire_centisecs, within expire + writeback interval (+ slack).
 . "$(dirname "$0")/../guest/lib.sh"
+require_scratch 1
 dev=$(scratch 0) mnt=/mnt/periodic
 bdi=$(bdi_of "$dev")
 ref=$(make_ref periodic.ref 4096)

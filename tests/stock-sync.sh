@@ -1,8 +1,10 @@
 #!/bin/bash
+# per-fs
 # sync(2) puts written data on disk: after sync, stop the filesystem dead
 # (no further writes), remount, drop caches, read back. A control file
 # written without sync must be lost the same way, or the check proves nothing.
 . "$(dirname "$0")/../guest/lib.sh"
+require_scratch 1
 dev=$(scratch 0) mnt=/mnt/sync
 ref=$(make_ref sync.ref 8192)
 quiet_writeback

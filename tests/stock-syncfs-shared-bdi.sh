@@ -1,9 +1,11 @@
 #!/bin/bash
+# per-fs
 # syncfs(2) of one of two filesystems on partitions of one disk (one bdi,
 # so one flusher serves both) writes that filesystem only: the other's
 # dirty data is still dirty when syncfs returns, and the synced data is on
 # disk.
 . "$(dirname "$0")/../guest/lib.sh"
+require_scratch 4
 dev=$(scratch 3) bdi=$(bdi_of "$dev")
 ref=$(make_ref shared.ref 4096)
 quiet_writeback

@@ -1,7 +1,9 @@
 #!/bin/bash
+# per-fs
 # syncfs(2) writes one filesystem: its data is on disk, while another
 # filesystem's dirty data is left alone.
 . "$(dirname "$0")/../guest/lib.sh"
+require_scratch 2
 deva=$(scratch 0) devb=$(scratch 1)
 ref=$(make_ref syncfs.ref 4096)
 quiet_writeback
