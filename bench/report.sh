@@ -134,6 +134,7 @@ grep -q '^W4.f2' "$tab" || w4note="The patched kernel has no flushers knob yet (
 	frac() {	# frac METRIC LIMIT_METRIC DISKS DESCRIPTION
 		awk -F'\t' -v k="$1" -v l="$2" -v n="$3" -v d="$4" '$1 == k {s = $2; p = $5} $1 == l {lim = $2 * n}
 			END {if (lim) printf "| %s | %s | %.2f | %.2f |\n", k, d, s / lim, p / lim}' "$tab"; }
+	grep -q '^W6\.' "$tab" || echo "| (needs W6) | | | |"
 	frac W1.MBps W6.slow.rand64k_MBps 1 "slow, random 64 kB"
 	frac W3.MBps W6.slow.seq_MBps 10 "10 x slow, sequential 1 MB"
 	frac W4.f1.MBps W6.fast.seq_MBps 1 "fast, sequential 1 MB"

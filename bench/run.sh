@@ -8,7 +8,10 @@
 #   W="W4 W4.cg"; default all)
 set -eu
 . "$(dirname "$0")/../scripts/common.sh"
-quick=${QUICK:-0} div=1 reps=${REPS:-3} name=${NAME:-$(date +%F)}
+quick=${QUICK:-0} div=1 reps=${REPS:-3} name=${NAME:-$(date +%F)} workloads=${W:-}
+# make passes its command-line variables on to the kernel's make, whose W=
+# is the warning level: keep `make bench W=...` out of the kernel builds
+unset W MAKEFLAGS MAKEOVERRIDES MFLAGS
 if [ "$quick" = 1 ]; then div=4 reps=${REPS:-1} name=${NAME:-quick}; fi
 
 "$TOP/scripts/tree.sh" patched
@@ -26,7 +29,7 @@ rm -rf "$runs"; mkdir -p "$runs"
 	echo "debian=$(cat "$BUILD/debian-version")"
 	echo "patches=$(git -C "$TREE" rev-list --count base..HEAD)"
 	echo "series_head=$(git -C "$TREE" log -1 --format='%h %s')"
-	echo "reps=$reps div=$div smp=$SMP mem=$MEM accel=${ACCEL:-tcg} workloads=${W:-all}"
+	echo "reps=$reps div=$div smp=$SMP mem=$MEM accel=${ACCEL:-tcg} workloads=${workloads:-all}"
 	echo "throttle=$SATA"
 	echo "host=$(nproc) cpus, $(awk '/MemTotal/ {print int($2 / 1048576) " GiB"}' /proc/meminfo)"
 } > "$runs/setup.txt"
@@ -36,7 +39,7 @@ for r in $(seq 1 "$reps"); do
 	for k in $order; do
 		image=$stock; [ "$k" = patched ] && image=$patched
 		log "bench pass $r/$reps: $k"
-		"$TOP/scripts/boot.sh" "$image" "$runs/$k-$r" "W='${W:-}' DIV=$div bash bench/guest.sh" ||
+		"$TOP/scripts/boot.sh" "$image" "$runs/$k-$r" "W='$workloads' DIV=$div bash bench/guest.sh" ||
 			die "bench pass $k-$r failed: see $runs/$k-$r/console.log"
 		grep -q '^bench.done ' "$runs/$k-$r/results.txt" || die "$k-$r: incomplete results"
 	done
