@@ -13,7 +13,8 @@ image=$("$TOP/scripts/build.sh" "$kernel" $flavour | tail -n1)
 run=$OUT/$flavour-$kernel
 rm -rf "$run"; mkdir -p "$run"
 set +e
-QUIET=1 "$TOP/scripts/boot.sh" "$image" "$run" bash guest/run-tests.sh "$@"
+# the whole suite takes ~30 min under TCG; leave room on a busy host
+TIMEOUT=${TIMEOUT:-3600} QUIET=1 "$TOP/scripts/boot.sh" "$image" "$run" bash guest/run-tests.sh "$@"
 echo $? > "$run/boot-status"
 set -e
 exec "$TOP/scripts/judge.sh" "$run"
