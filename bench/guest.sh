@@ -176,6 +176,6 @@ if want W5; then
 	res W5.fraction "$(awk -v a="$alone" -v b="$together" 'BEGIN {printf "%.3f", b / a}')"
 	sync
 	umount /mnt/w5s /mnt/w5f
-	say "done"
 fi
+say "done"
 res bench.done 1

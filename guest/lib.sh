@@ -38,13 +38,16 @@ restore() {
 }
 
 # --- what a test needs; each skips with its reason when it is missing
+# missing WHY: a part of the series is not there: a skip on another kernel,
+# a failure on one that has the series (SERIES=1, run-tests.sh --series)
+missing() { [ "${SERIES:-0}" = 1 ] && fail "the series' $*"; skip "$*"; }
 # require_file PATH...: the kernel has these files (features of the series)
 require_file() {
 	local f
-	for f; do [ -e "$f" ] || skip "no $f"; done
+	for f; do [ -e "$f" ] || missing "no $f"; done
 }
 # require_knob GLOB: some file matches GLOB, e.g. /sys/class/bdi/*/flushers
-require_knob() { compgen -G "$1" >/dev/null || skip "no $1"; }
+require_knob() { compgen -G "$1" >/dev/null || missing "no $1"; }
 # require_scratch N: at least N scratch disks
 require_scratch() {
 	local b n=0

@@ -1,13 +1,16 @@
 #!/bin/bash
 # Guest side of `make test`: run tests/*.sh one by one, write TAP to
 # /run/out/tap.txt and each test's output to /run/out/logs/NAME.log.
-#   run-tests.sh [NAME|NAME:FS...]
+#   run-tests.sh [--series] [NAME|NAME:FS...]
 # A test exits 0 (pass), 77 (skip, reason on its last line) or else (fail);
 # it checks what it needs itself (require_* in guest/lib.sh). A test with a
 # "# per-fs" line runs once per filesystem of FSTYPES, each its own result
 # (stock-sync:ext4, stock-sync:xfs). "guest: test NAME" on the console marks
 # where each test starts, for the host's judge.
 top=$(cd "$(dirname "$0")/.." && pwd)
+# --series: the kernel has the series, so a probe that finds a part of it
+# missing fails the test instead of skipping it
+[ "${1:-}" = --series ] && { export SERIES=1; shift; }
 [ "${1:-}" = --vanilla ] && shift	# accepted for old callers; tests probe
 fstypes=${FSTYPES:-"ext4 xfs"}
 names=()

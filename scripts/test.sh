@@ -14,7 +14,8 @@ run=$OUT/$flavour-$kernel
 rm -rf "$run"; mkdir -p "$run"
 set +e
 # the whole suite takes ~30 min under TCG; leave room on a busy host
-TIMEOUT=${TIMEOUT:-3600} QUIET=1 "$TOP/scripts/boot.sh" "$image" "$run" bash guest/run-tests.sh "$@"
+TIMEOUT=${TIMEOUT:-3600} QUIET=1 "$TOP/scripts/boot.sh" "$image" "$run" bash guest/run-tests.sh \
+	$([ "$kernel" = patched ] && echo --series) "$@"
 echo $? > "$run/boot-status"
 set -e
 exec "$TOP/scripts/judge.sh" "$run"
