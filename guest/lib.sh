@@ -16,7 +16,8 @@ _on_exit=()
 on_exit() { _on_exit+=("$1"); }
 _run_on_exit() {
 	local i rc=$?
-	for ((i = ${#_on_exit[@]} - 1; i >= 0; i--)); do eval "${_on_exit[$i]}" || true; done
+	# (quietly: what it restores may be gone with a removed device)
+	for ((i = ${#_on_exit[@]} - 1; i >= 0; i--)); do eval "${_on_exit[$i]}" 2>/dev/null || true; done
 	return $rc
 }
 trap _run_on_exit EXIT

@@ -13,13 +13,21 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 [ "${1:-}" = --series ] && { export SERIES=1; shift; }
 [ "${1:-}" = --vanilla ] && shift	# accepted for old callers; tests probe
 fstypes=${FSTYPES:-"ext4 xfs"}
+# TESTDIRS: where tests are looked up by name, the first holds the default
+# list (make stress: "stress/loops tests")
+read -ra dirs <<< "${TESTDIRS:-tests}"
+path_of() {	# path_of NAME: the test's script, or nothing
+	local d
+	for d in "${dirs[@]}"; do [ -f "$top/$d/$1.sh" ] && { echo "$top/$d/$1.sh"; return; }; done
+}
 names=()
-[ $# -gt 0 ] || set -- $(cd "$top/tests" && ls *.sh | sed 's/\.sh$//')
+[ $# -gt 0 ] || set -- $(cd "$top/${dirs[0]}" && ls *.sh | sed 's/\.sh$//')
 for t in "$@"; do
 	t=${t%.sh} fs=
 	case $t in *:*) fs=${t#*:} t=${t%%:*} ;; esac
-	[ -f "$top/tests/$t.sh" ] || { names+=("$t"); continue; }
-	if [ -z "$fs" ] && grep -q '^# per-fs' "$top/tests/$t.sh"; then
+	p=$(path_of "$t")
+	[ -n "$p" ] || { names+=("$t"); continue; }
+	if [ -z "$fs" ] && grep -q '^# per-fs' "$p"; then
 		for fs in $fstypes; do names+=("$t:$fs"); done
 	else
 		names+=("$t${fs:+:$fs}")
@@ -38,10 +46,10 @@ done > "$vm_saved"
 n=0
 for name in "${names[@]}"; do
 	n=$((n + 1))
-	t=$top/tests/${name%%:*}.sh fs=
+	t=$(path_of "${name%%:*}") fs=
 	case $name in *:*) fs=${name#*:} ;; esac
 	log=$out/logs/$name.log
-	if [ ! -f "$t" ]; then
+	if [ -z "$t" ]; then
 		echo "not ok $n - $name # no such test" >> "$tap"
 		continue
 	fi

@@ -6,7 +6,9 @@
 # Env: ACCEL (tcg|kvm), SMP (2), MEM (2G), DISKS (4), DISK_SIZE (4G),
 # TIMEOUT (seconds, 1800), QEMU_DISK_OPTS (extra -drive options of every
 # disk, e.g. throttling), DISK<n>_OPTS (of disk n alone, instead), DISKDIR
-# (where the disk images go, build/disks), QEMU_EXTRA.
+# (where the disk images go, build/disks), KEEP_DISKS=1 (keep the images
+# of the last boot instead of fresh ones), DISK_CACHE (QEMU cache mode,
+# unsafe), QEMU_EXTRA.
 set -eu
 . "$(dirname "$0")/common.sh"
 image=$1 rundir=$2; shift 2
@@ -25,9 +27,11 @@ diskdir=${DISKDIR:-$BUILD/disks}
 mkdir -p "$diskdir"
 for i in $(seq 0 $((ndisks - 1))); do
 	f=$diskdir/d$i.img
-	rm -f "$f"; truncate -s "$size" "$f"   # fresh and sparse every boot
+	if [ "${KEEP_DISKS:-0}" != 1 ] || [ ! -f "$f" ]; then
+		rm -f "$f"; truncate -s "$size" "$f"   # fresh and sparse
+	fi
 	v=DISK${i}_OPTS; opts=${!v:-${QEMU_DISK_OPTS:-}}
-	disks+=(-drive "file=$f,if=none,id=d$i,format=raw,cache=unsafe${opts:+,$opts}"
+	disks+=(-drive "file=$f,if=none,id=d$i,format=raw,cache=${DISK_CACHE:-unsafe}${opts:+,$opts}"
 		-device "virtio-blk-pci,drive=d$i,serial=scratch$i")
 done
 case $accel in

@@ -7,6 +7,9 @@ OUT=$BUILD/out               # logs and results of the last runs
 export CCACHE_DIR=${CCACHE_DIR:-/var/cache/flusher-ccache}
 export CCACHE_BASEDIR=$BUILD CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=10G
 
+# what a kernel prints when something is wrong (judge.sh, stress/)
+KERNEL_COMPLAINTS='BUG:|WARNING:|INFO: task .* blocked|INFO: possible|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|KASAN|UBSAN|soft lockup|hard LOCKUP|Oops|Kernel panic|general protection fault|kernel BUG|list_add corruption|list_del corruption|ODEBUG'
+
 die() { echo "error: $*" >&2; exit 1; }
 log() { echo ">>> $*" >&2; }
 

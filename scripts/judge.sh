@@ -7,13 +7,14 @@
 # a failure. The console is cut at the runner's "guest: test NAME" markers:
 # a kernel complaint fails the test during which it was printed.
 set -eu
+. "$(dirname "$0")/common.sh"
 run=${1:?usage: judge.sh RUNDIR}
 [ -d "$run" ] || { echo "judge: no run directory $run" >&2; exit 2; }
 boot_rc=$(cat "$run/boot-status" 2>/dev/null || echo unknown)
 console=$run/console.log
 [ -f "$console" ] || : > "$console"
 
-pat='BUG:|WARNING:|INFO: task .* blocked|INFO: possible|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|KASAN|UBSAN|soft lockup|hard LOCKUP|Oops|Kernel panic|general protection fault|kernel BUG|list_add corruption|list_del corruption|ODEBUG'
+pat=$KERNEL_COMPLAINTS
 # complaints, each prefixed by the test it was printed in ("boot" before the
 # first test, "after" once the runner is done)
 complaints=$(awk -v pat="$pat" '
