@@ -44,7 +44,7 @@ knob_churn() {
 	( while :; do echo $((RANDOM % 7 + 2)) 2>/dev/null > "$k"; sleep 0.3; done ) &
 	churn=$!
 }
-stop_churn() { [ -z "${churn:-}" ] || kill "$churn" 2>/dev/null; wait "$churn" 2>/dev/null; churn=; }
+stop_churn() { [ -n "${churn:-}" ] || return 0; kill "$churn"; wait "$churn" 2>/dev/null; churn=; }
 # gone BDI: nothing of the bdi is left; count a leak otherwise
 no_threads_of() { ! ps -e -o comm= | grep -qE "^flush-$1(/[0-9]+)?\$"; }
 gone() {
