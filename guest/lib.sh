@@ -31,6 +31,7 @@ restore() {
 		[ -w "$f" ] || continue
 		case $f:$(cat "$f") in
 		*/flushers:*) on_exit "echo 0 > '$f'" ;;
+		*/flusher_cpumask:* | */flusher_nice:*) on_exit "echo default > '$f'" ;;
 		*/pm_test:*) on_exit "echo none > '$f'" ;;
 		*_bytes:0) ;;	# the ratio is in force; restoring it zeroes this
 		*) on_exit "echo '$(cat "$f")' > '$f'" ;;
@@ -184,6 +185,11 @@ IDLE=/proc/sys/vm/flusher_idle_centisecs
 # flusher_pid BDI: pid of the bdi's flusher from debugfs, or "none"
 flusher_pid() { awk '$1 == "flusher:" {print $2}' "/sys/kernel/debug/bdi/$1/stats"; }
 flusher_state() { awk '$1 == "flusher_state:" {print $2}' "/sys/kernel/debug/bdi/$1/stats"; }
+# wb_states BDI: the state bits (hex) of each wb of the bdi, from wb_stats
+wb_states() { awk '$1 == "state:" {print $2}' "/sys/kernel/debug/bdi/$1/wb_stats"; }
+# no_start_all BDI: no wb of the bdi has a wakeup_flusher_threads() request
+# pending (WB_start_all, bit 3)
+no_start_all() { ! wb_states "$1" | grep -q '[89a-f]$'; }
 # threads NAME: pids of the kernel threads whose comm is NAME
 threads() { ps -e -o pid=,comm= | awk -v n="$1" '$2 == n {print $1}'; }
 # is_kthread PID: a kernel thread (child of kthreadd, no memory map)
@@ -193,6 +199,42 @@ no_flusher() { [ -z "$(threads "flush-$1")" ] && [ "$(flusher_pid "$1")" = none 
 # named NAME runs / none does; false on timeout
 wait_thread() { wait_until "$1" eval "[ -n \"\$(threads '$2')\" ]"; }
 wait_no_thread() { wait_until "$1" eval "[ -z \"\$(threads '$2')\" ]"; }
+# --- where writeback threads run
+WQ_DIR=/sys/devices/virtual/workqueue/writeback
+cpus_of() { awk '$1 == "Cpus_allowed_list:" {print $2}' "/proc/$1/status" 2>/dev/null; }
+nice_of() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{print $17}'; }
+# mask_list HEXMASK: the CPU list of a mask, as Cpus_allowed_list shows it
+mask_list() {
+	local m=$((16#${1//,/})) i=0 start=-1 out=""
+	while [ $m -gt 0 ] || [ $start -ge 0 ]; do
+		if [ $((m & 1)) = 1 ]; then
+			[ $start -ge 0 ] || start=$i
+		elif [ $start -ge 0 ]; then
+			[ $start = $((i - 1)) ] && out="$out,$start" || out="$out,$start-$((i - 1))"
+			start=-1
+		fi
+		m=$((m >> 1)) i=$((i + 1))
+	done
+	echo "${out#,}"
+}
+# placed_as CPULIST NICE PID...: every PID that still runs has them
+placed_as() {
+	local want=$1 nice=$2 p; shift 2
+	for p in "$@"; do
+		[ -d "/proc/$p" ] || continue
+		[ "$(cpus_of "$p")" = "$want" ] && [ "$(nice_of "$p")" = "$nice" ] || return 1
+	done
+}
+# placement PID...: "pid comm cpus nice" of each, for failure messages
+placement() {
+	local p
+	for p in "$@"; do echo "$p $(cat "/proc/$p/comm" 2>/dev/null) $(cpus_of "$p") $(nice_of "$p")"; done | tr '\n' ';'
+}
+# traced_pids: the pids of the tasks of the trace's events (comm-PID [CPU])
+traced_pids() { trace_text | grep -v '^#' | awk '{t = $1; sub(/.*-/, "", t); print t}' | sort -un; }
+# traced_cpus: the CPUs the trace's events came from
+traced_cpus() { trace_text | grep -v '^#' | grep -o '\[[0-9]*\]' | tr -d '[]' | sed 's/^0*\(.\)/\1/' | sort -un; }
+
 # idle_all_flushers: write everything back and let every flusher exit
 # (but the one of the 9p share that takes the test logs)
 idle_all_flushers() {

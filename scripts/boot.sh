@@ -8,7 +8,8 @@
 # disk, e.g. throttling), DISK<n>_OPTS (of disk n alone, instead), DISKDIR
 # (where the disk images go, build/disks), KEEP_DISKS=1 (keep the images
 # of the last boot instead of fresh ones), DISK_CACHE (QEMU cache mode,
-# unsafe), QEMU_EXTRA.
+# unsafe), NUMA (a number of NUMA nodes sharing the CPUs and the memory
+# evenly), APPEND (kernel parameters), QEMU_EXTRA.
 set -eu
 . "$(dirname "$0")/common.sh"
 image=$1 rundir=$2; shift 2
@@ -48,6 +49,17 @@ qemu=(qemu-system-x86_64 "${acc[@]}" -smp "$smp" -m "$mem" -no-reboot
 	-virtfs local,path="$rundir",mount_tag=out,security_model=none,multidevs=remap
 	-virtfs local,path="$TOP",mount_tag=top,security_model=none,readonly=on,multidevs=remap
 	"${disks[@]}" -display none -monitor none ${QEMU_EXTRA:-})
+numa=()
+if [ "${NUMA:-1}" -gt 1 ]; then
+	case $mem in *G) mb=$(( ${mem%G} * 1024 )) ;; *M) mb=${mem%M} ;; *) die "MEM: ${mem}: want NG or NM" ;; esac
+	per=$(( smp / NUMA ))
+	[ $((per * NUMA)) = "$smp" ] || die "SMP=$smp does not split over NUMA=$NUMA nodes"
+	for i in $(seq 0 $((NUMA - 1))); do
+		numa+=(-object "memory-backend-ram,id=mem$i,size=$((mb / NUMA))M"
+			-numa "node,nodeid=$i,cpus=$((i * per))-$((i * per + per - 1)),memdev=mem$i")
+	done
+fi
+qemu+=("${numa[@]}")
 start=$(date +%s)
 if [ -f "$rundir/interactive" ]; then
 	"${qemu[@]}" -serial mon:stdio

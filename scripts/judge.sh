@@ -5,7 +5,8 @@
 # guest test, per KUnit suite and for the console outside the tests, then
 # "# Totals:" and the plain "N passed, N failed, N skipped" line; exits 1 on
 # a failure. The console is cut at the runner's "guest: test NAME" markers:
-# a kernel complaint fails the test during which it was printed.
+# a kernel complaint fails the test during which it was printed. A test
+# that had a boot of its own (RUNDIR/boot-NAME) owns that whole console.
 set -eu
 . "$(dirname "$0")/common.sh"
 run=${1:?usage: judge.sh RUNDIR}
@@ -15,12 +16,15 @@ console=$run/console.log
 [ -f "$console" ] || : > "$console"
 
 pat=$KERNEL_COMPLAINTS
-# complaints, each prefixed by the test it was printed in ("boot" before the
-# first test, "after" once the runner is done)
-complaints=$(awk -v pat="$pat" '
+# complaints_in CONSOLE: each complaint prefixed by the test it was printed
+# in ("boot" before the first test, "after" once the runner is done)
+complaints_in() {
+	awk -v pat="$pat" '
 	/guest: test / { sub(/.*guest: test /, ""); sub(/\r$/, ""); cur = $1; next }
 	/guest: tests done/ { cur = "after"; next }
-	$0 ~ pat { print (cur == "" ? "boot" : cur) "\t" $0 }' "$console")
+	$0 ~ pat { print (cur == "" ? "boot" : cur) "\t" $0 }' "$1"
+}
+complaints=$(complaints_in "$console")
 complaints_of() { printf '%s\n' "$complaints" | awk -F '\t' -v t="$1" '$1 == t {print $2}'; }
 
 status=() results=() notes=()
@@ -33,50 +37,70 @@ add() {	# add ok|fail|skip NAME [DETAIL] [DIAGNOSTIC LINES]
 	notes+=("${4:-}")
 }
 
-# guest tests
-if [ -f "$run/tap.txt" ]; then
+# judge_tests DIR [own]: the guest tests of the boot in DIR; "own": a boot
+# of its own for one test, whose whole console counts as that test's
+judge_tests() {
+	local dir=$1 own=${2:-} line n bad planned ran rc
+	rc=$(cat "$dir/boot-status" 2>/dev/null || echo unknown)
+	if [ ! -f "$dir/tap.txt" ]; then
+		add fail "guest test run${own:+ in $dir}" "no results; boot status $rc (see $dir/console.log)"
+		return
+	fi
 	while read -r line; do
-		case $line in
-		"ok "*"# SKIP"*) n=${line#ok * - }; n=${n%% *}
+		case $line in "ok "*|"not ok "*) ;; *) continue ;; esac
+		n=${line#*ok * - }; n=${n%% *}
+		if [ -n "$own" ]; then
+			bad=$(cut -f2- <<< "$complaints")
+		else
 			bad=$(complaints_of "$n")
+		fi
+		case $line in
+		"ok "*"# SKIP"*)
 			if [ -z "$bad" ]; then add skip "$n" "${line#*# SKIP }"
 			else add fail "$n" "kernel complaint during the (skipped) test" "$(echo "$bad" | head -n 10)"; fi ;;
-		"ok "*|"not ok "*)
-			n=${line#*ok * - }; n=${n%% *}
-			bad=$(complaints_of "$n")
-			if [ "${line%% *}" = ok ] && [ -z "$bad" ]; then
-				add ok "$n"
-			elif [ "${line%% *}" = ok ]; then
-				add fail "$n" "kernel complaint during the test" "$(echo "$bad" | head -n 10)"
-			else
-				add fail "$n" "${line#*# }" "$(tail -n 15 "$run/logs/$n.log" 2>/dev/null; echo "$bad" | head -n 10)"
-			fi ;;
+		"ok "*)
+			if [ -z "$bad" ]; then add ok "$n"
+			else add fail "$n" "kernel complaint during the test" "$(echo "$bad" | head -n 10)"; fi ;;
+		*)
+			add fail "$n" "${line#*# }" "$(tail -n 15 "$dir/logs/$n.log" 2>/dev/null; echo "$bad" | head -n 10)" ;;
 		esac
-	done < "$run/tap.txt"
-	planned=$(sed -n 's/^1\.\.//p' "$run/tap.txt")
-	ran=$(grep -c '^\(not \)\?ok ' "$run/tap.txt" || true)
-	[ "$ran" = "$planned" ] || add fail "guest test run" "ran $ran of $planned tests (boot status $boot_rc)"
-else
-	add fail "guest test run" "no results; boot status $boot_rc (see $console)"
-fi
-# KUnit suites that ran at boot (KTAP on the console)
-while read -r line; do
-	case $line in
-	"ok "*) add ok "kunit:${line#ok [0-9]* }" ;;
-	"not ok "*) add fail "kunit:${line#not ok [0-9]* }" ;;
-	esac
-done < <(sed -n 's/^\[[ 0-9.]*\] //p' "$console" | grep -E '^    (not )?ok [0-9]+ ' | sed 's/^    //')
-# the console outside the tests: boot, KUnit, and after the last test
-for part in boot after; do
-	bad=$(complaints_of $part)
-	if [ -n "$bad" ]; then
-		add fail "console:$part" "kernel complaints" "$(echo "$bad" | head -n 20)"
-	elif [ $part = boot ] && [ ! -s "$console" ]; then
-		add fail "console:$part" "empty console log"
-	else
-		add ok "console:$part"
-	fi
+	done < "$dir/tap.txt"
+	planned=$(sed -n 's/^1\.\.//p' "$dir/tap.txt")
+	ran=$(grep -c '^\(not \)\?ok ' "$dir/tap.txt" || true)
+	[ "$ran" = "$planned" ] || add fail "guest test run${own:+ in $dir}" "ran $ran of $planned tests (boot status $rc)"
+}
+
+# guest tests: those of the main boot, then those that had a boot of their
+# own (test.sh: a "# boot:" line), each in RUNDIR/boot-NAME
+[ -f "$run/no-main-boot" ] || judge_tests "$run"
+for own in "$run"/boot-*/; do
+	[ -d "$own" ] || continue
+	main_complaints=$complaints
+	complaints=$(complaints_in "$own/console.log")
+	judge_tests "${own%/}" own
+	complaints=$main_complaints
 done
+# KUnit and the console of the main boot
+if [ ! -f "$run/no-main-boot" ]; then
+	# KUnit suites that ran at boot (KTAP on the console)
+	while read -r line; do
+		case $line in
+		"ok "*) add ok "kunit:${line#ok [0-9]* }" ;;
+		"not ok "*) add fail "kunit:${line#not ok [0-9]* }" ;;
+		esac
+	done < <(sed -n 's/^\[[ 0-9.]*\] //p' "$console" | grep -E '^    (not )?ok [0-9]+ ' | sed 's/^    //')
+	# the console outside the tests: boot, KUnit, and after the last test
+	for part in boot after; do
+		bad=$(complaints_of $part)
+		if [ -n "$bad" ]; then
+			add fail "console:$part" "kernel complaints" "$(echo "$bad" | head -n 20)"
+		elif [ $part = boot ] && [ ! -s "$console" ]; then
+			add fail "console:$part" "empty console log"
+		else
+			add ok "console:$part"
+		fi
+	done
+fi
 
 echo "KTAP version 1"
 echo "1..${#results[@]}"

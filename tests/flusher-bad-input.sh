@@ -1,7 +1,8 @@
 #!/bin/bash
 # timeout: 900
-# Every knob of the series (a bdi's flushers, vm.flusher_idle_centisecs,
-# fail_flusher_create/delay_ms) refuses bad values, each written whole in
+# Every knob of the series (a bdi's flushers, flusher_cpumask and
+# flusher_nice, vm.flusher_idle_centisecs, fail_flusher_create/delay_ms)
+# refuses bad values, each written whole in
 # one write(2), by two writers at once: -EINVAL, -ERANGE, or -E2BIG above a
 # page; the value unchanged, nothing logged above KERN_INFO. Good values
 # still work afterwards.
@@ -68,6 +69,15 @@ log0=$(logged)
 check "$FLUSHERS" 3 1
 check "$FLUSHER_THREADS" 100 30000
 check "$DELAY" 5 0
+# the placement knobs (patch 22), where the kernel has them: -1 and -0 are
+# nice values, so flusher_nice gets the list without them
+if [ -f "/sys/class/bdi/$bdi/flusher_cpumask" ]; then
+	P=/sys/class/bdi/$bdi
+	restore "$P/flusher_cpumask" "$P/flusher_nice"	# back to "default"
+	check "$P/flusher_cpumask" 1 2 "$(cat $WQ_DIR/cpumask)"
+	rm $dir/v/4 $dir/v/5; n=$((n - 2))
+	check "$P/flusher_nice" 5 -20 19 "$(cat $WQ_DIR/nice)"
+fi
 [ "$(logged)" = "$log0" ] || {
 	above_info | tail -n +$((log0 + 1)) | head
 	fail "the bad writes logged above KERN_INFO"

@@ -42,6 +42,12 @@ for b in $b0 $b1; do
 	bdi_clean "$b" || { stop_delay; fail "$b: $(bdi_dirty_kb "$b") kB dirty after sync"; }
 done
 [ $ms -le 15000 ] || { stop_delay; fail "sync took $ms ms"; }
+# the forker also served sync's wakeup_flusher_threads() (WB_start_all):
+# left pending, it makes the kernel drop every later one, reclaim's too
+for b in $b0 $b1; do
+	wait_until 5 no_start_all "$b" ||
+		{ stop_delay; fail "$b: wakeup left pending, wb states $(wb_states "$b" | xargs)"; }
+done
 
 say "background writeback with both flushers delayed"
 echo $((4 << 20)) > /proc/sys/vm/dirty_background_bytes
@@ -57,8 +63,10 @@ say "a memory cgroup writer at memory.max, flusher delayed"
 # its own, and fills with dirty pages on stock 6.12 as well)
 if grep -qw io /sys/fs/cgroup/cgroup.controllers; then
 	# the kernel's default dirty limits, which the memory cgroup's follow
-	echo 0 > /proc/sys/vm/dirty_bytes; echo 20 > /proc/sys/vm/dirty_ratio
-	echo 0 > /proc/sys/vm/dirty_background_bytes; echo 10 > /proc/sys/vm/dirty_background_ratio
+	# (a ratio written clears its _bytes twin, which refuses 0)
+	echo 20 > /proc/sys/vm/dirty_ratio; echo 10 > /proc/sys/vm/dirty_background_ratio
+	[ "$(cat /proc/sys/vm/dirty_bytes):$(cat /proc/sys/vm/dirty_background_bytes)" = 0:0 ] ||
+		fail "dirty_bytes/dirty_background_bytes not cleared by the ratios"
 	release_bdi "$b0"
 	echo "+memory +io" > /sys/fs/cgroup/cgroup.subtree_control
 	mkdir -p /sys/fs/cgroup/slow
