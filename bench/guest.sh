@@ -1,14 +1,17 @@
 #!/bin/bash
-# One benchmark pass inside the guest: W6, W1, W2, W3, W4, W5 (README.md,
-# "Benchmarks"). Writes "key value" lines to /run/out/results.txt and the
-# W2 time series to /run/out/w2-series.txt.
+# One benchmark pass inside the guest: W6, W1, W2, W3, W4, W4.cg, W5, L and
+# W4S (README.md, "Benchmarks"). Writes "key value" lines to
+# /run/out/results.txt and the W2 time series to /run/out/w2-series.txt.
 #   Disks: vda..vdj throttled like a SATA drive, vdk and vdl unthrottled.
 #   DIV (env, 1 = full run, 4 = QUICK) divides every size and duration;
-#   W (env) selects workloads (default: all, "W6 W1 W2 W3 W4 W4.cg W5").
+#   W (env) selects workloads (default: all but W4S).
+# Every write workload also reports how the I/O was shaped and its CPU cost
+# (bench/measure.sh).
 . "$(dirname "$0")/../guest/lib.sh"
+. "$(dirname "$0")/measure.sh"
 set -e
 DIV=${DIV:-1}
-W=${W:-"W6 W1 W2 W3 W4 W4.cg W5"}	# the workloads to run
+W=${W:-"W6 W1 W2 W3 W4 W4.cg W5 L"}	# the workloads to run
 want() { case " $W " in *" $1 "*) ;; *) return 1 ;; esac; }
 out=/run/out/results.txt
 : > "$out"
@@ -17,32 +20,30 @@ res() { echo "$1 $2" | tee -a "$out"; }
 mb() { echo $(($1 / DIV)); }			# a size in MB, scaled
 now() { date +%s.%N; }
 rate() { awk -v b="$1" -v t0="$2" -v t1="$3" 'BEGIN {printf "%.2f", b / (t1 - t0)}'; }
-slow=$(scratch 0) fast=$(scratch 10)
+elapsed() { awk -v t0="$1" -v t1="$(now)" 'BEGIN {printf "%.2f", t1 - t0}'; }
+slow=$(scratch 0) slow1=$(scratch 1) fast=$(scratch 10)
+ten=(); for i in $(seq 0 9); do ten+=("$(scratch "$i")"); done
 settle() { sync; echo 3 > /proc/sys/vm/drop_caches; sleep 1; }
 # fiow DIR JOBNAME ARGS...: buffered fio write job of the bench's defaults
 fiow() { fio --name="$2" --directory="$1" --ioengine=psync --group_reporting \
-	--output=/dev/null "${@:3}"; }
+	--eta=never --output=/dev/null "${@:3}"; }
+dsecs=$((20 / DIV)); [ "$dsecs" -ge 5 ] || dsecs=5	# O_DIRECT run length
 
 # Kernel defaults for writeback (10%/20% of the guest's memory, 30 s expiry);
 # the patched kernel has a flusher per bdi, default count.
 if [ -e "$FLUSHER_THREADS" ]; then res kernel.flushers 1; else res kernel.flushers 0; fi
 
-# W6: O_DIRECT limits of the devices: sequential 1 MB and random 64 kB.
+# W6: O_DIRECT limits of the disks with each workload's request size and
+# disks (W1: random 64 kB; W2: sequential 1 MB; W3: ten disks at once; W4:
+# four jobs; W5: the fast disk), time-based runs of DSECS from fio's own
+# bandwidth figures. Buffered throughput is reported against these.
 if want W6; then
-	say "W6 O_DIRECT"
-	for d in slow:"$slow" fast:"$fast"; do
-		name=${d%%:*} dev=${d#*:}
-		size=$(mb 256); [ "$name" = slow ] && size=$(mb 64)
-		t0=$(now)
-		fio --name=w6 --filename="$dev" --direct=1 --ioengine=libaio --iodepth=8 \
-			--rw=write --bs=1m --size="${size}m" --output=/dev/null
-		res "W6.$name.seq_MBps" "$(rate "$size" "$t0" "$(now)")"
-	done
-	size=$(mb 16)
-	t0=$(now)
-	fio --name=w6r --filename="$slow" --direct=1 --ioengine=libaio --iodepth=8 \
-		--rw=randwrite --bs=64k --size="${size}m" --randrepeat=1 --output=/dev/null
-	res W6.slow.rand64k_MBps "$(rate "$size" "$t0" "$(now)")"
+	say "W6 O_DIRECT limits"
+	res W6.slow.rand64k_MBps "$(direct_MBps 64k randwrite $dsecs "$slow")"
+	res W6.slow.seq_MBps "$(direct_MBps 1m write $dsecs "$slow")"
+	res W6.ten.seq_MBps "$(direct_MBps 1m write $dsecs "${ten[@]}")"
+	res W6.fast.seq_MBps "$(direct_MBps 1m write $dsecs "$fast")"
+	res W6.fast.seq4_MBps "$(direct_MBps 1m write $dsecs "$fast" "$fast" "$fast" "$fast")"
 fi
 
 # W1 (the seed's ffsb-like test): random 64 kB buffered writes over 16
@@ -53,11 +54,13 @@ if want W1; then
 	size=$(mb 16)
 	fiow /mnt/w1 layout --rw=write --bs=1m --nrfiles=16 --filesize="${size}m" --size="$((16 * size))m" --create_only=1
 	settle
+	measure_start "$slow"
 	t0=$(now)
 	fiow /mnt/w1 w1 --rw=randwrite --bs=64k --nrfiles=16 --filesize="${size}m" \
 		--size="$((16 * size))m" --file_service_type=random --randrepeat=1
 	sync
 	res W1.MBps "$(rate $((16 * size)) "$t0" "$(now)")"
+	measure_end W1 "$slow"
 	umount /mnt/w1
 fi
 
@@ -68,6 +71,7 @@ if want W2; then
 	fresh_fs ext4 "$slow" /mnt/w2
 	settle
 	secs=$((40 / DIV)); [ "$secs" -ge 10 ] || secs=10
+	measure_start "$slow"
 	fiow /mnt/w2 w2 --rw=write --bs=1m --nrfiles=3000 --filesize=1m --size=3000m \
 		--create_on_open=1 --openfiles=1 --file_service_type=sequential \
 		--time_based --runtime="$secs" &
@@ -81,6 +85,8 @@ if want W2; then
 		prev=$cur
 	done
 	wait "$pid"
+	sync
+	measure_end W2 "$slow"
 	# steady phase: from the first second with writeout to the end of creation
 	awk '$2 > 0 {s = 1} s {n++; x += $2; xx += $2 * $2}
 		END {m = x / n; sd = sqrt(xx / n - m * m);
@@ -95,6 +101,7 @@ if want W3; then
 	size=$(mb 64)
 	for i in $(seq 0 9); do fresh_fs ext4 "$(scratch "$i")" "/mnt/w3-$i"; done
 	settle
+	measure_start "${ten[@]}"
 	t0=$(now)
 	for i in $(seq 0 9); do
 		fiow "/mnt/w3-$i" w3 --rw=write --bs=1m --size="${size}m" &
@@ -102,6 +109,7 @@ if want W3; then
 	wait
 	sync
 	res W3.MBps "$(rate $((10 * size)) "$t0" "$(now)")"
+	measure_end W3 "${ten[@]}"
 	for i in $(seq 0 9); do umount "/mnt/w3-$i"; done
 fi
 
@@ -122,6 +130,7 @@ w4() {		# w4 KEY CGROUP: the W4 runs, writers in CGROUP ("" for the root)
 		[ -e "$knob" ] && echo "$n" > "$knob"
 		for j in 0 1 2 3; do mkdir "/mnt/w4/d$j"; done
 		settle
+		measure_start "$fast"
 		t0=$(now)
 		for j in 0 1 2 3; do
 			(echo $BASHPID > "$procs" && fiow "/mnt/w4/d$j" w4 --rw=write --bs=1m --size="${size}m") &
@@ -129,6 +138,7 @@ w4() {		# w4 KEY CGROUP: the W4 runs, writers in CGROUP ("" for the root)
 		wait
 		sync
 		res "$1.f$n.MBps" "$(rate $((4 * size)) "$t0" "$(now)")"
+		measure_end "$1.f$n" "$fast"
 		ext=0
 		for f in /mnt/w4/d*/w4*; do
 			ext=$((ext + $(xfs_bmap "$f" | grep -vc -e ':$' -e 'hole')))
@@ -136,6 +146,8 @@ w4() {		# w4 KEY CGROUP: the W4 runs, writers in CGROUP ("" for the root)
 		res "$1.f$n.extents_per_file" "$(awk -v e=$ext 'BEGIN {printf "%.1f", e / 4}')"
 		umount /mnt/w4
 	done
+	[ -e "$knob" ] && echo 1 > "$knob"
+	return 0
 }
 if want W4; then
 	say "W4 parallel writers, XFS, fast disk"
@@ -166,16 +178,85 @@ if want W5; then
 	settle
 	alone=$(fast_rate alone)
 	settle
+	measure_start "$slow" "$fast"
 	fiow /mnt/w5s slow --rw=write --bs=1m --size="$(mb 512)m" &
 	pid=$!
 	sleep 2
 	together=$(fast_rate together)
 	wait "$pid"
+	sync
+	measure_end W5 "$slow" "$fast"
 	res W5.fast_alone_MBps "$alone"
 	res W5.fast_with_slow_MBps "$together"
 	res W5.fraction "$(awk -v a="$alone" -v b="$together" 'BEGIN {printf "%.3f", b / a}')"
-	sync
 	umount /mnt/w5s /mnt/w5f
+fi
+
+# L: latency. fsync=1 4 kB writes (fio's sync latency percentiles) while a
+# buffered writer fills the same slow disk and background writeback runs;
+# then syncfs of a small backlog on a second slow disk, alone and beside a
+# large backlog on the first, and sync(1) of the large backlog.
+if want L; then
+	say "L fsync latency under a buffered writer; sync beside a backlog"
+	fresh_fs ext4 "$slow" /mnt/l0
+	fresh_fs ext4 "$slow1" /mnt/l1
+	settle
+	fiow /mnt/l0 fill --rw=write --bs=1m --size="$(mb 1024)m" &
+	pid=$!
+	sleep 3
+	fio --name=small-fsync --directory=/mnt/l0 --ioengine=psync --rw=write --bs=4k --size=64m \
+		--fsync=1 --invalidate=0 --time_based --runtime=$((30 / DIV)) --eta=never \
+		--output-format=json --output=/tmp/fsync.json
+	fio_json /tmp/fsync.json 'lat = jobs[0]["sync"]["lat_ns"]
+for name, key in (("p50", "50.000000"), ("p99", "99.000000")):
+	print("L.fsync_%s_ms %.2f" % (name, lat["percentile"][key] / 1e6))
+print("L.fsync_max_ms %.2f" % (lat["max"] / 1e6))' | tee -a "$out"
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" || true
+	sync
+	small() {	# small NAME: syncfs time of 16 MB just written to /mnt/l1
+		local t0
+		fiow /mnt/l1 "$1" --rw=write --bs=1m --size=16m
+		t0=$(now)
+		sync -f /mnt/l1
+		elapsed "$t0"
+	}
+	res L.syncfs_small_alone_s "$(small alone)"
+	fiow /mnt/l0 backlog --rw=write --bs=1m --size="$(mb 1024)m" &
+	pid=$!
+	sleep 5
+	res L.syncfs_small_beside_backlog_s "$(small beside)"
+	wait "$pid"
+	t0=$(now)
+	sync
+	res L.sync_backlog_s "$(elapsed "$t0")"
+	umount /mnt/l0 /mnt/l1
+fi
+
+# W4S (scaling): XFS with 8 AGs on the fast disk, N = 1, 2, 4, 8 writers
+# (a directory each) and, where the kernel has the knob, N flushers; the
+# same bytes in all. Keys name the guest's CPUs: run at SMP=1 and SMP=2.
+if want W4S; then
+	say "W4S writers and flushers 1-8, XFS 8 AGs, fast disk"
+	cpus=$(nproc) total=$(mb 512)
+	for n in 1 2 4 8; do
+		mkfs.xfs -q -f -d agcount=8 "$fast"
+		mount_dev xfs "$fast" /mnt/w4s
+		[ -e "$knob" ] && echo "$n" > "$knob"
+		for j in $(seq "$n"); do mkdir "/mnt/w4s/d$j"; done
+		settle
+		measure_start "$fast"
+		t0=$(now)
+		for j in $(seq "$n"); do
+			fiow "/mnt/w4s/d$j" w4s --rw=write --bs=1m --size="$((total / n))m" &
+		done
+		wait
+		sync
+		res "W4S.cpu$cpus.n$n.MBps" "$(rate "$total" "$t0" "$(now)")"
+		measure_end "W4S.cpu$cpus.n$n" "$fast"
+		umount /mnt/w4s
+	done
+	[ -e "$knob" ] && echo 1 > "$knob"
 fi
 say "done"
 res bench.done 1

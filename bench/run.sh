@@ -1,14 +1,20 @@
 #!/bin/bash
 # `make bench`: build a non-debug stock and a non-debug patched kernel
-# (same config otherwise), boot each in turn with the same twelve disks and
-# run bench/guest.sh, REPS times, alternating which kernel goes first;
-# then bench/report.sh writes bench/results/NAME.md and its plots.
+# (same config otherwise), boot each in turn with the same twelve disks
+# (fresh each boot) and run bench/guest.sh, REPS times, alternating which
+# kernel goes first; each pass also boots both kernels at SMP=1 for the
+# scaling workload W4S (the SMP=2 passes run it too). Then bench/report.sh
+# writes bench/results/NAME.md and its plots.
 #   QUICK=1: quarter sizes, one pass each (a smoke check of a few minutes)
-#   REPS (3, QUICK: 1), NAME (the date, QUICK: quick), W (workloads, e.g.
-#   W="W4 W4.cg"; default all)
+#   REPS (6, QUICK: 1), NAME (the date, QUICK: quick), W (workloads, e.g.
+#   W="W1 W4"; default all)
+# A full run takes hours: every finished boot is kept in
+# build/out/bench-NAME, and `make bench` with the same NAME and kernels
+# goes on with the boots that are missing (FRESH=1 starts over). The report
+# is built from the passes there are.
 set -eu
 . "$(dirname "$0")/../scripts/common.sh"
-quick=${QUICK:-0} div=1 reps=${REPS:-3} name=${NAME:-$(date +%F)} workloads=${W:-}
+quick=${QUICK:-0} div=1 reps=${REPS:-6} name=${NAME:-$(date +%F)} workloads=${W:-}
 # make passes its command-line variables on to the kernel's make, whose W=
 # is the warning level: keep `make bench W=...` out of the kernel builds
 unset W MAKEFLAGS MAKEOVERRIDES MFLAGS
@@ -22,26 +28,54 @@ patched=$("$TOP/scripts/build.sh" patched bench | tail -n1)
 # vd[a-j]: a SATA drive's limits; vdk, vdl: as fast as QEMU goes
 export SATA="throttling.bps-total=$((40 << 20)),throttling.iops-total=150"
 for i in 0 1 2 3 4 5 6 7 8 9; do export "DISK${i}_OPTS=$SATA"; done
-export DISKS=12 DISK_SIZE=4G DISKDIR=$BUILD/disks-bench QUIET=1 SMP=${SMP:-2} MEM=${MEM:-2G}
+export DISKS=12 DISK_SIZE=4G DISKDIR=$BUILD/disks-bench QUIET=1 MEM=${MEM:-2G}
+smp=${SMP:-2}
 runs=$OUT/bench-$name
-rm -rf "$runs"; mkdir -p "$runs"
-{
+images="$(md5sum < "$stock" | cut -c1-12) $(md5sum < "$patched" | cut -c1-12)"
+if [ "${FRESH:-0}" = 1 ] || [ "$(sed -n 's/^images=//p' "$runs/setup.txt" 2>/dev/null)" != "$images" ] ||
+	[ "$(sed -n 's/^reps=.* div=\([0-9]*\) .*workloads=\(.*\)/\1 \2/p' "$runs/setup.txt" 2>/dev/null)" != "$div ${workloads:-all}" ]; then
+	rm -rf "$runs"
+fi
+mkdir -p "$runs"
+read -r load _ < /proc/loadavg
+if awk -v l="$load" 'BEGIN {exit !(l > 0.3)}'; then
+	log "the host is busy (load average $load): timings will be noisy"
+fi
+echo "$(date +%FT%T) load $load" >> "$runs/host-load.txt"
+[ -f "$runs/setup.txt" ] || {
 	echo "debian=$(cat "$BUILD/debian-version")"
 	echo "patches=$(git -C "$TREE" rev-list --count base..HEAD)"
 	echo "series_head=$(git -C "$TREE" log -1 --format='%h %s')"
-	echo "reps=$reps div=$div smp=$SMP mem=$MEM accel=${ACCEL:-tcg} workloads=${workloads:-all}"
+	echo "reps=$reps div=$div smp=$smp mem=$MEM accel=${ACCEL:-tcg} workloads=${workloads:-all}"
+	echo "images=$images"
 	echo "throttle=$SATA"
 	echo "host=$(nproc) cpus, $(awk '/MemTotal/ {print int($2 / 1048576) " GiB"}' /proc/meminfo)"
 } > "$runs/setup.txt"
+sed -i "s/^reps=[0-9]*/reps=$reps/" "$runs/setup.txt"
 
+# pass KERNEL DIR SMP W: one boot, unless DIR already holds its results
+pass() {
+	local image=$stock
+	[ "$1" = patched ] && image=$patched
+	grep -qs '^bench.done ' "$2/results.txt" && return 0
+	log "bench $(basename "$2") (SMP=$3)"
+	read -r load _ < /proc/loadavg
+	rm -rf "$2"
+	SMP=$3 "$TOP/scripts/boot.sh" "$image" "$2" "W='$4' DIV=$div bash bench/guest.sh" ||
+		die "bench boot $2 failed: see $2/console.log"
+	echo "$load" > "$2/host-load"
+	grep -q '^bench.done ' "$2/results.txt" || die "$2: incomplete results"
+}
+scale=yes
+[ -z "$workloads" ] || case " $workloads " in *" W4S "*) ;; *) scale=no ;; esac
 for r in $(seq 1 "$reps"); do
 	order="stock patched"; [ $((r % 2)) = 0 ] && order="patched stock"
 	for k in $order; do
-		image=$stock; [ "$k" = patched ] && image=$patched
-		log "bench pass $r/$reps: $k"
-		"$TOP/scripts/boot.sh" "$image" "$runs/$k-$r" "W='$workloads' DIV=$div bash bench/guest.sh" ||
-			die "bench pass $k-$r failed: see $runs/$k-$r/console.log"
-		grep -q '^bench.done ' "$runs/$k-$r/results.txt" || die "$k-$r: incomplete results"
+		pass "$k" "$runs/$k-$r" "$smp" "${workloads:-W6 W1 W2 W3 W4 W4.cg W5 L W4S}"
+	done
+	[ $scale = yes ] || continue
+	for k in $order; do
+		pass "$k" "$runs/$k-$r.smp1" 1 W4S
 	done
 done
 rm -rf "$BUILD/disks-bench"

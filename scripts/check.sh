@@ -1,36 +1,53 @@
 #!/bin/bash
-# `make check`: static checks of the series, on a clean worktree at base.
+# `make check`: static checks of the series, on a worktree at base.
 #  - each patch of patches/series applies, passes checkpatch.pl --strict,
 #    and the whole kernel builds after it, warning-free, with
-#    CONFIG_CGROUP_WRITEBACK=y and =n (ccache makes repeats cheap);
+#    CONFIG_CGROUP_WRITEBACK=y and =n;
 #  - sparse (make C=2) and scripts/kernel-doc -none on every file the
 #    series touches report no warning that base does not have;
 #  - the KUnit suites also build as modules.
-# Prints one line per check and exits 1 on any failure.
+# The builds after each patch take hours on two cores, so a stopped run
+# resumes: with the same patches and config fragments, `make check` goes
+# on from the first patch without a result, in the same worktree and object
+# directories (kept between runs, so make rebuilds only what changed).
+# FRESH=1 starts over. Prints one line per check and exits 1 on a failure.
 set -eu
 . "$(dirname "$0")/common.sh"
 "$TOP/scripts/tree.sh" >/dev/null
-wt=$BUILD/check
-git -C "$TREE" worktree remove --force "$wt" 2>/dev/null || rm -rf "$wt"
-git -C "$TREE" worktree prune
-git -C "$TREE" worktree add -q --detach "$wt" base
-mkdir -p "$OUT"
+wt=$BUILD/check state=$OUT/check
+frags="$TOP/config/base.config $TOP/config/nocgwb.config $TOP/config/modules.config"
+hash=$(cat $(series_files) $frags | md5sum | cut -c1-16)
+if [ "${FRESH:-0}" = 1 ] || [ "$(cat "$state/hash" 2>/dev/null)" != "$hash" ] ||
+	! git -C "$wt" rev-parse -q --verify HEAD >/dev/null 2>&1; then
+	resume=0
+	rm -rf "$state"
+else
+	resume=1
+	git -C "$wt" am --abort 2>/dev/null || true
+fi
+mkdir -p "$state"
 kmake() {	# kmake y|n TARGET...
 	local cfg=$1; shift
 	make -s -C "$wt" O="$BUILD/obj/check-$cfg" ARCH=x86_64 CC="ccache gcc" -j"$(($(nproc) + 1))" "$@"
 }
-for cfg in y n; do
-	obj=$BUILD/obj/check-$cfg frags="$TOP/config/base.config"
-	[ $cfg = n ] && frags="$frags $TOP/config/nocgwb.config"
-	# modules on, for the KUnit suites built =m at the end
-	[ $cfg = y ] && frags="$frags $TOP/config/modules.config"
-	mkdir -p "$obj"
-	kmake $cfg tinyconfig >/dev/null
-	KCONFIG_CONFIG=$obj/.config "$wt/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" $frags >/dev/null
-	kmake $cfg olddefconfig >/dev/null
-	grep -q "^CONFIG_CGROUP_WRITEBACK=y" "$obj/.config" && have=y || have=n
-	[ $have = $cfg ] || die "could not get CONFIG_CGROUP_WRITEBACK=$cfg"
-done
+start_over() {
+	local cfg obj frags have
+	git -C "$TREE" worktree remove --force "$wt" 2>/dev/null || rm -rf "$wt"
+	git -C "$TREE" worktree prune
+	git -C "$TREE" worktree add -q --detach "$wt" base
+	for cfg in y n; do
+		obj=$BUILD/obj/check-$cfg frags="$TOP/config/base.config"
+		[ $cfg = n ] && frags="$frags $TOP/config/nocgwb.config"
+		# modules on, for the KUnit suites built =m at the end
+		[ $cfg = y ] && frags="$frags $TOP/config/modules.config"
+		mkdir -p "$obj"
+		kmake $cfg tinyconfig >/dev/null
+		KCONFIG_CONFIG=$obj/.config "$wt/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" $frags >/dev/null
+		kmake $cfg olddefconfig >/dev/null
+		grep -q "^CONFIG_CGROUP_WRITEBACK=y" "$obj/.config" && have=y || have=n
+		[ $have = $cfg ] || die "could not get CONFIG_CGROUP_WRITEBACK=$cfg"
+	done
+}
 
 # files the series touches, and those of them built as objects
 touched=$(series_files | xargs grep -h '^+++ b/' | sed 's|^+++ b/||' | sort -u)
@@ -38,7 +55,7 @@ srcs=$(echo "$touched" | grep '\.[ch]$' || true)
 objs=$(echo "$touched" | sed -n 's/\.c$/.o/p')
 
 # static_warnings TAG: sparse and kernel-doc warnings of the touched files in
-# the worktree as it is, without line numbers, into $OUT/static-TAG.txt
+# the worktree as it is, without line numbers, into $state/static-TAG.txt
 static_warnings() {
 	local f o built=""
 	kmake y bzImage >/dev/null 2>&1 || true
@@ -48,34 +65,49 @@ static_warnings() {
 		for f in $srcs; do
 			[ -f "$wt/$f" ] && (cd "$wt" && scripts/kernel-doc -none "$f" 2>&1) || true
 		done
-	} | sed -E 's/:[0-9]+(:[0-9]+)?:/:/' | sort > "$OUT/static-$1.txt"
+	} | sed -E 's/:[0-9]+(:[0-9]+)?:/:/' | sort > "$state/static-$1.txt"
 }
-static_warnings base
+if [ $resume = 0 ]; then
+	start_over
+	static_warnings base
+	echo "$hash" > "$state/hash"
+else
+	log "make check: resuming after $(find "$state" -name "patch-[0-9][0-9]" | wc -l) patches"
+	cat "$state"/patch-[0-9][0-9] 2>/dev/null || true
+fi
 
-failed=0
+applied=$(git -C "$wt" rev-list --count base..HEAD) i=0
 for p in $(series_files); do
-	name=$(basename "$p") before=$failed
-	if ! git -C "$wt" am -q "$p"; then
+	i=$((i + 1)) name=$(basename "$p") res=$state/patch-$(printf %02d $i)
+	[ -f "$res" ] && continue
+	if [ $i -gt "$applied" ] && ! git -C "$wt" am -q "$p"; then
 		echo "FAIL  $name: does not apply"; exit 1
 	fi
-	# Debian's python3 (with python3-ply and python3-git) for spdxcheck.py
-	# run inside the kernel tree: from another git tree it misreads patches.
-	# The tree has no mainline history, so cited commits cannot be looked up.
-	(cd "$wt" && PATH=/usr/bin:$PATH scripts/checkpatch.pl --strict -q --no-summary --ignore UNKNOWN_COMMIT_ID "$p") > "$OUT/checkpatch.txt" 2>&1 || true
-	if [ -s "$OUT/checkpatch.txt" ]; then
-		echo "FAIL  $name: checkpatch"; sed 's/^/      | /' "$OUT/checkpatch.txt"; failed=1
-	fi
-	for cfg in y n; do
-		kmake $cfg bzImage >/dev/null 2>"$OUT/check-build.txt" &&
-			! grep -q 'warning:' "$OUT/check-build.txt" ||
-			{ echo "FAIL  $name: kernel build, CGROUP_WRITEBACK=$cfg"; sed 's/^/      | /' "$OUT/check-build.txt" | head -30; failed=1; }
-	done
-	[ $failed = "$before" ] && echo "ok    $name (checkpatch, builds =y and =n)"
+	{
+		# Debian's python3 (with python3-ply and python3-git) for spdxcheck.py
+		# run inside the kernel tree: from another git tree it misreads
+		# patches. The tree has no mainline history, so cited commits
+		# cannot be looked up.
+		(cd "$wt" && PATH=/usr/bin:$PATH scripts/checkpatch.pl --strict -q --no-summary --ignore UNKNOWN_COMMIT_ID "$p") > "$state/checkpatch.txt" 2>&1 || true
+		if [ -s "$state/checkpatch.txt" ]; then
+			echo "FAIL  $name: checkpatch"; sed 's/^/      | /' "$state/checkpatch.txt"
+		fi
+		for cfg in y n; do
+			kmake $cfg bzImage >/dev/null 2>"$state/build.txt" &&
+				! grep -q 'warning:' "$state/build.txt" ||
+				{ echo "FAIL  $name: kernel build, CGROUP_WRITEBACK=$cfg"; sed 's/^/      | /' "$state/build.txt" | head -30; }
+		done
+	} > "$res.new"
+	[ -s "$res.new" ] || echo "ok    $name (checkpatch, builds =y and =n)" > "$res.new"
+	mv "$res.new" "$res"
+	cat "$res"
 done
+failed=0
+grep -qs "^FAIL" "$state"/patch-[0-9][0-9] && failed=1
 
 static_warnings series
-new=$(comm -13 "$OUT/static-base.txt" "$OUT/static-series.txt")
-echo "      sparse + kernel-doc over $(echo "$srcs" | wc -w) touched files: $(wc -l < "$OUT/static-base.txt") warnings at base, $(wc -l < "$OUT/static-series.txt") with the series"
+new=$(comm -13 "$state/static-base.txt" "$state/static-series.txt")
+echo "      sparse + kernel-doc over $(echo "$srcs" | wc -w) touched files: $(wc -l < "$state/static-base.txt") warnings at base, $(wc -l < "$state/static-series.txt") with the series"
 if [ -n "$new" ]; then
 	echo "FAIL  new sparse/kernel-doc warnings:"; echo "$new" | sed 's/^/      | /'; failed=1
 else
@@ -85,10 +117,10 @@ fi
 # the series' KUnit suites link as modules too
 "$wt/scripts/config" --file "$BUILD/obj/check-y/.config" -m BDI_FLUSHER_KUNIT_TEST
 kmake y olddefconfig >/dev/null
-if kmake y modules >/dev/null 2>"$OUT/check-build.txt" && ! grep -q 'warning:' "$OUT/check-build.txt" &&
+if kmake y modules >/dev/null 2>"$state/build.txt" && ! grep -q 'warning:' "$state/build.txt" &&
 	[ -f "$BUILD/obj/check-y/mm/backing-dev-kunit.ko" ]; then
 	echo "ok    KUnit suites as modules (CONFIG_BDI_FLUSHER_KUNIT_TEST=m)"
 else
-	echo "FAIL  KUnit suites as modules"; sed 's/^/      | /' "$OUT/check-build.txt" | head -30; failed=1
+	echo "FAIL  KUnit suites as modules"; sed 's/^/      | /' "$state/build.txt" | head -30; failed=1
 fi
 exit $failed

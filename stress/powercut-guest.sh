@@ -21,10 +21,9 @@ fsck_fs() {	# fsck_fs FS DEV
 	esac > /tmp/fsck.log 2>&1 || { tail -5 /tmp/fsck.log; return 1; }
 }
 
-if [ "$cycle" = 1 ]; then
-	for i in 0 1; do fresh_fs ${fss[$i]} "${devs[$i]}" "${mnts[$i]}"; done
-else
-	prev=$out/durable-$((cycle - 1)) checked=0 lost=0 unclean=0
+# check_prev: check what cycle CYCLE-1 recorded as durable
+check_prev() {
+	local prev=$out/durable-$((cycle - 1)) checked=0 lost=0 unclean=0 i
 	for i in 0 1; do	# replay the log, check, mount again
 		{ mount_dev ${fss[$i]} "${devs[$i]}" "${mnts[$i]}" && umount "${mnts[$i]}" &&
 			fsck_fs ${fss[$i]} "${devs[$i]}"; } || { echo "${fss[$i]} not clean"; unclean=$((unclean + 1)); }
@@ -37,10 +36,19 @@ else
 			{ echo "lost or corrupt: $path (gen $gen, $size bytes)"; lost=$((lost + 1)); }
 	done < "$prev"
 	echo "cycle $((cycle - 1)): durable $checked, lost or corrupt $lost, unclean $unclean" | tee -a $out/checks
-	# what was checked can go: the disks stay small
-	rm -rf "${mnts[0]}"/c* "${mnts[1]}"/c*
-	sync
+}
+
+if [ "$cycle" = 1 ]; then
+	for i in 0 1; do fresh_fs ${fss[$i]} "${devs[$i]}" "${mnts[$i]}"; done
+elif grep -q "^cycle $((cycle - 1)):" $out/checks 2>/dev/null; then
+	# a resumed run repeats a cycle whose check was done
+	for i in 0 1; do mount_dev ${fss[$i]} "${devs[$i]}" "${mnts[$i]}" || fail "cannot mount ${fss[$i]}"; done
+else
+	check_prev
 fi
+# what was checked can go: the disks stay small
+rm -rf "${mnts[0]}"/c* "${mnts[1]}"/c*
+sync
 [ "$mode" = check ] && exit 0
 
 knobs=()

@@ -1,13 +1,15 @@
 #!/bin/bash
 # stress/report.sh [NAME]: the counts of the last `make stress` of each
-# kernel side by side in stress/results/NAME.md (NAME: today's date).
+# kernel (QUICK=1: of the last QUICK ones) side by side in
+# stress/results/NAME.md (NAME: today's date).
 set -eu
 . "$(dirname "$0")/../scripts/common.sh"
 name=${1:-$(date +%F)}
 res=$TOP/stress/results/$name.md
 mkdir -p "$(dirname "$res")"
-counts() { cat "$OUT/stress-$1/counts.txt" 2>/dev/null || echo "(not run)"; }
-results() { grep -E '^(not )?ok ' "$OUT/stress-$1/loops/judge.txt" 2>/dev/null || true; }
+dir() { if [ "${QUICK:-0}" = 1 ]; then echo "$OUT/stress-$1-quick"; else echo "$OUT/stress-$1"; fi; }
+counts() { cat "$(dir "$1")/counts.txt" 2>/dev/null || echo "(not run)"; }
+results() { cat "$(dir "$1")/results.txt" 2>/dev/null || true; }
 {
 	echo "# make stress, $name"
 	echo
@@ -26,7 +28,6 @@ results() { grep -E '^(not )?ok ' "$OUT/stress-$1/loops/judge.txt" 2>/dev/null |
 		echo
 		echo '```'
 		results $k
-		tail -n1 "$OUT/stress-$k/powercut.txt" 2>/dev/null || true
 		echo '```'
 	done
 } > "$res"

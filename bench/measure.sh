@@ -1,0 +1,98 @@
+# shellcheck shell=bash
+# Guest-side measurements of a workload, sourced by bench/guest.sh after
+# guest/lib.sh: how writeback shaped the I/O (from the disks' stat files and
+# the block_rq_issue tracepoint, which do not depend on the emulated CPU's
+# speed) and what it cost in CPU.
+#   measure_start DEV...   before the workload
+#   measure_end KEY DEV... after it (and its sync): prints KEY.* results
+# Results (res lines):
+#   KEY.write_reqs    write requests completed by the disks (stat field 5)
+#   KEY.req_kB        mean size of a write request
+#   KEY.merges        write requests merged into others (stat field 6)
+#   KEY.seq_frac      fraction of issued write requests that start where the
+#                     previous write request to the same disk ended
+#   KEY.wb_cpu_ms_GiB CPU of the writeback threads per GiB written: flush-*
+#                     and bdi-default, plus the unbound kworkers (stock's
+#                     writeback runs there; they also run other work, so
+#                     this is an upper bound on both kernels)
+#   KEY.sys_cpu_ms_GiB system CPU (system + irq + softirq) of the guest per
+#                     GiB written
+BENCH_TRACE=/sys/kernel/tracing/instances/bench
+
+# disk_stat DEV...: write requests, merges and sectors summed over the disks
+disk_stat() {
+	local d
+	for d in "$@"; do cat "/sys/class/block/$(blkname "$d")/stat"; done |
+		awk '{r += $5; m += $6; s += $7} END {print r + 0, m + 0, s + 0}'
+}
+# wb_ticks: "PID ticks" (user + system clock ticks) of each writeback
+# thread and unbound kworker
+wb_ticks() {
+	awk '$2 ~ /^\((flush-|bdi-default|kworker\/u)/ {print $1, $14 + $15}' /proc/[0-9]*/stat 2>/dev/null
+}
+# wb_ticks_since SNAPSHOT: ticks used since the snapshot by the threads
+# there are now (one started since counts from 0; one that exited in
+# between is lost, which only undercounts: pids are not reused so soon)
+wb_ticks_since() {
+	wb_ticks | awk -v snap="$1" 'BEGIN {n = split(snap, a, "\n"); for (i = 1; i <= n; i++) {split(a[i], f, " "); t0[f[1]] = f[2]}}
+		{t += $2 - t0[$1]} END {print t + 0}'
+}
+sys_ticks() { awk '$1 == "cpu" {print $4 + $7 + $8}' /proc/stat; }
+
+measure_start() {
+	[ -d $BENCH_TRACE ] || mkdir $BENCH_TRACE
+	echo 0 > $BENCH_TRACE/tracing_on
+	echo 16384 > $BENCH_TRACE/buffer_size_kb
+	echo block:block_rq_issue > $BENCH_TRACE/set_event
+	echo > $BENCH_TRACE/trace
+	echo 1 > $BENCH_TRACE/tracing_on
+	M_DISK=$(disk_stat "$@") M_WB=$(wb_ticks) M_SYS=$(sys_ticks)
+}
+
+measure_end() {
+	local key=$1 devs d r0 m0 s0 r1 m1 s1 wb sys hz
+	shift
+	echo 0 > $BENCH_TRACE/tracing_on
+	read -r r0 m0 s0 <<< "$M_DISK"
+	read -r r1 m1 s1 < <(disk_stat "$@")
+	wb=$(wb_ticks_since "$M_WB") sys=$(($(sys_ticks) - M_SYS)) hz=$(getconf CLK_TCK)
+	devs=$(for d in "$@"; do cat "/sys/class/block/$(blkname "$d")/dev"; done | tr ':' ',' | tr '\n' ' ')
+	[ $r1 -gt $r0 ] || { echo "measure_end $key: no write requests" >&2; return 0; }
+	res "$key.write_reqs" $((r1 - r0))
+	res "$key.req_kB" "$(awk -v s=$((s1 - s0)) -v r=$((r1 - r0)) 'BEGIN {printf "%.1f", s / 2 / r}')"
+	res "$key.merges" $((m1 - m0))
+	grep -q 'overrun\|LOST' $BENCH_TRACE/trace && echo "measure_end $key: trace lost events" >&2
+	res "$key.seq_frac" "$(awk -v devs=" $devs" '
+		{ for (i = 1; i < NF; i++) if ($i == "block_rq_issue:") break }
+		i < NF && index(devs, " " $(i + 1) " ") && $(i + 2) ~ /W/ {
+			for (j = i + 3; j <= NF && $j != "+"; j++);
+			if (j > NF || $(j + 1) == 0) next
+			d = $(i + 1); s = $(j - 1); n++
+			if ((d in end) && end[d] == s) seq++
+			end[d] = s + $(j + 1)
+		}
+		END {printf "%.3f", n ? seq / n : 0}' $BENCH_TRACE/trace)"
+	# ticks * 1000 / hz = ms; sectors / 2097152 = GiB
+	res "$key.wb_cpu_ms_GiB" "$(awk -v t=$wb -v hz="$hz" -v s=$((s1 - s0)) 'BEGIN {printf "%.0f", t * 1000 / hz / (s / 2097152)}')"
+	res "$key.sys_cpu_ms_GiB" "$(awk -v t=$sys -v hz="$hz" -v s=$((s1 - s0)) 'BEGIN {printf "%.0f", t * 1000 / hz / (s / 2097152)}')"
+}
+
+# direct_MBps BS RW SECS DEV...: O_DIRECT throughput of the disks at once
+# (one fio job per disk, queue depth 8), from fio's own bandwidth figure:
+# its start-up is not counted
+direct_MBps() {
+	local bs=$1 rw=$2 secs=$3 d args=()
+	shift 3
+	for d in "$@"; do args+=(--name="d$d" --filename="$d"); done
+	fio --direct=1 --ioengine=libaio --iodepth=8 --rw="$rw" --bs="$bs" --randrepeat=1 --eta=never \
+		--time_based --runtime="$secs" --group_reporting --output-format=json \
+		--output=/tmp/direct.json "${args[@]}" >&2
+	fio_json /tmp/direct.json 'print("%.2f" % (jobs[0]["write"]["bw_bytes"] / 1048576))'
+}
+# fio_json FILE CODE: run python CODE with "jobs" from fio's JSON in FILE
+fio_json() {
+	python3 -c "import json, sys
+text = open(sys.argv[1]).read()
+jobs = json.loads(text[text.index('{'):])['jobs']  # after fio's notes
+$2" "$1" || { echo "bad fio output $1:" >&2; head -5 "$1" >&2; return 1; }
+}
