@@ -8,24 +8,25 @@
 #  - the KUnit suites also build as modules.
 # The builds after each patch take hours on two cores, so a stopped run
 # resumes: with the same patches and config fragments, `make check` goes
-# on from the first patch without a result, in the same worktree and object
-# directories (kept between runs, so make rebuilds only what changed).
+# on from the first patch without a result. The results are kept in git
+# (patches/check/, next to the series they judge), so a run goes on even on
+# another machine; the worktree and objects (build/check, build/obj/check-*)
+# are reused when they are there, so make rebuilds only what changed.
 # FRESH=1 starts over. Prints one line per check and exits 1 on a failure.
 set -eu
 . "$(dirname "$0")/common.sh"
 "$TOP/scripts/tree.sh" >/dev/null
-wt=$BUILD/check state=$OUT/check
-frags="$TOP/config/base.config $TOP/config/nocgwb.config $TOP/config/modules.config"
+wt=$BUILD/check state=$TOP/patches/check tmp=$OUT/check
+frags="$TOP/config/base.config $TOP/config/check.config $TOP/config/nocgwb.config $TOP/config/modules.config"
 hash=$(cat $(series_files) $frags | md5sum | cut -c1-16)
-if [ "${FRESH:-0}" = 1 ] || [ "$(cat "$state/hash" 2>/dev/null)" != "$hash" ] ||
-	! git -C "$wt" rev-parse -q --verify HEAD >/dev/null 2>&1; then
+if [ "${FRESH:-0}" = 1 ] || [ "$(cat "$state/hash" 2>/dev/null)" != "$hash" ]; then
 	resume=0
 	rm -rf "$state"
 else
 	resume=1
 	git -C "$wt" am --abort 2>/dev/null || true
 fi
-mkdir -p "$state"
+mkdir -p "$state" "$tmp"
 kmake() {	# kmake y|n TARGET...
 	local cfg=$1; shift
 	make -s -C "$wt" O="$BUILD/obj/check-$cfg" ARCH=x86_64 CC="ccache gcc" -j"$(($(nproc) + 1))" "$@"
@@ -36,7 +37,7 @@ start_over() {
 	git -C "$TREE" worktree prune
 	git -C "$TREE" worktree add -q --detach "$wt" base
 	for cfg in y n; do
-		obj=$BUILD/obj/check-$cfg frags="$TOP/config/base.config"
+		obj=$BUILD/obj/check-$cfg frags="$TOP/config/base.config $TOP/config/check.config"
 		[ $cfg = n ] && frags="$frags $TOP/config/nocgwb.config"
 		# modules on, for the KUnit suites built =m at the end
 		[ $cfg = y ] && frags="$frags $TOP/config/modules.config"
@@ -74,53 +75,60 @@ if [ $resume = 0 ]; then
 else
 	log "make check: resuming after $(find "$state" -name "patch-[0-9][0-9]" | wc -l) patches"
 	cat "$state"/patch-[0-9][0-9] 2>/dev/null || true
+	# another machine, or a removed build/: a fresh worktree and objects
+	git -C "$wt" rev-parse -q --verify HEAD >/dev/null 2>&1 && [ -f "$BUILD/obj/check-n/.config" ] ||
+		start_over
 fi
 
 applied=$(git -C "$wt" rev-list --count base..HEAD) i=0
 for p in $(series_files); do
 	i=$((i + 1)) name=$(basename "$p") res=$state/patch-$(printf %02d $i)
-	[ -f "$res" ] && continue
 	if [ $i -gt "$applied" ] && ! git -C "$wt" am -q "$p"; then
 		echo "FAIL  $name: does not apply"; exit 1
 	fi
+	[ -f "$res" ] && continue
+	SECONDS=0
 	{
 		# Debian's python3 (with python3-ply and python3-git) for spdxcheck.py
 		# run inside the kernel tree: from another git tree it misreads
 		# patches. The tree has no mainline history, so cited commits
 		# cannot be looked up.
-		(cd "$wt" && PATH=/usr/bin:$PATH scripts/checkpatch.pl --strict -q --no-summary --ignore UNKNOWN_COMMIT_ID "$p") > "$state/checkpatch.txt" 2>&1 || true
-		if [ -s "$state/checkpatch.txt" ]; then
-			echo "FAIL  $name: checkpatch"; sed 's/^/      | /' "$state/checkpatch.txt"
+		(cd "$wt" && PATH=/usr/bin:$PATH scripts/checkpatch.pl --strict -q --no-summary --ignore UNKNOWN_COMMIT_ID "$p") > "$tmp/checkpatch.txt" 2>&1 || true
+		if [ -s "$tmp/checkpatch.txt" ]; then
+			echo "FAIL  $name: checkpatch"; sed 's/^/      | /' "$tmp/checkpatch.txt"
 		fi
 		for cfg in y n; do
-			kmake $cfg bzImage >/dev/null 2>"$state/build.txt" &&
-				! grep -q 'warning:' "$state/build.txt" ||
-				{ echo "FAIL  $name: kernel build, CGROUP_WRITEBACK=$cfg"; sed 's/^/      | /' "$state/build.txt" | head -30; }
+			kmake $cfg bzImage >/dev/null 2>"$tmp/build.txt" &&
+				! grep -q 'warning:' "$tmp/build.txt" ||
+				{ echo "FAIL  $name: kernel build, CGROUP_WRITEBACK=$cfg"; sed 's/^/      | /' "$tmp/build.txt" | head -30; }
 		done
-	} > "$res.new"
-	[ -s "$res.new" ] || echo "ok    $name (checkpatch, builds =y and =n)" > "$res.new"
-	mv "$res.new" "$res"
+	} > "$tmp/patch.new"
+	[ -s "$tmp/patch.new" ] || echo "ok    $name (checkpatch, builds =y and =n; $((SECONDS / 60)) min)" > "$tmp/patch.new"
+	mv "$tmp/patch.new" "$res"
 	cat "$res"
 done
 failed=0
 grep -qs "^FAIL" "$state"/patch-[0-9][0-9] && failed=1
 
+# the end of the run, kept with the per-patch results
+: > "$state/summary.txt"
+say() { tee -a "$state/summary.txt"; }
 static_warnings series
 new=$(comm -13 "$state/static-base.txt" "$state/static-series.txt")
-echo "      sparse + kernel-doc over $(echo "$srcs" | wc -w) touched files: $(wc -l < "$state/static-base.txt") warnings at base, $(wc -l < "$state/static-series.txt") with the series"
+echo "      sparse + kernel-doc over $(echo "$srcs" | wc -w) touched files: $(wc -l < "$state/static-base.txt") warnings at base, $(wc -l < "$state/static-series.txt") with the series" | say
 if [ -n "$new" ]; then
-	echo "FAIL  new sparse/kernel-doc warnings:"; echo "$new" | sed 's/^/      | /'; failed=1
+	{ echo "FAIL  new sparse/kernel-doc warnings:"; echo "$new" | sed 's/^/      | /'; } | say; failed=1
 else
-	echo "ok    no new sparse or kernel-doc warnings"
+	echo "ok    no new sparse or kernel-doc warnings" | say
 fi
 
 # the series' KUnit suites link as modules too
 "$wt/scripts/config" --file "$BUILD/obj/check-y/.config" -m BDI_FLUSHER_KUNIT_TEST
 kmake y olddefconfig >/dev/null
-if kmake y modules >/dev/null 2>"$state/build.txt" && ! grep -q 'warning:' "$state/build.txt" &&
+if kmake y modules >/dev/null 2>"$tmp/build.txt" && ! grep -q 'warning:' "$tmp/build.txt" &&
 	[ -f "$BUILD/obj/check-y/mm/backing-dev-kunit.ko" ]; then
-	echo "ok    KUnit suites as modules (CONFIG_BDI_FLUSHER_KUNIT_TEST=m)"
+	echo "ok    KUnit suites as modules (CONFIG_BDI_FLUSHER_KUNIT_TEST=m)" | say
 else
-	echo "FAIL  KUnit suites as modules"; sed 's/^/      | /' "$state/build.txt" | head -30; failed=1
+	{ echo "FAIL  KUnit suites as modules"; sed 's/^/      | /' "$tmp/build.txt" | head -30; } | say; failed=1
 fi
 exit $failed

@@ -1,15 +1,17 @@
 #!/bin/bash
-# stress/report.sh [NAME]: the counts of the last `make stress` of each
-# kernel (QUICK=1: of the last QUICK ones) side by side in
-# stress/results/NAME.md (NAME: today's date).
+# stress/report.sh [NAME]: the counts of each kernel's full `make stress`
+# run, from what it kept in stress/results/runs/ (QUICK=1: of the last QUICK
+# runs, from build/out), side by side in stress/results/NAME.md (NAME:
+# today's date).
 set -eu
 . "$(dirname "$0")/../scripts/common.sh"
 name=${1:-$(date +%F)}
 res=$TOP/stress/results/$name.md
 mkdir -p "$(dirname "$res")"
-dir() { if [ "${QUICK:-0}" = 1 ]; then echo "$OUT/stress-$1-quick"; else echo "$OUT/stress-$1"; fi; }
-counts() { cat "$(dir "$1")/counts.txt" 2>/dev/null || echo "(not run)"; }
-results() { cat "$(dir "$1")/results.txt" 2>/dev/null || true; }
+kept() { if [ "${QUICK:-0}" = 1 ]; then echo "$OUT/stress-$1-quick/kept"; else echo "$TOP/stress/results/runs/$1"; fi; }
+all() { [ -d "$(kept "$1")" ] && "$TOP/stress/counts.sh" "$(kept "$1")" "$1" || echo "(not run)"; }
+counts() { all "$1" | grep -vE '^(not )?ok'; }
+results() { all "$1" | grep -E '^(not )?ok' || true; }
 {
 	echo "# make stress, $name"
 	echo

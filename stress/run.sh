@@ -4,12 +4,15 @@
 # of its own, judged like `make test`; then POWERCUTS boots (100; QUICK=1:
 # 10) are each killed at a random moment while files are written and
 # recorded as durable, and one last boot checks the last cycle.
-# A full run takes hours, so it resumes: a loop whose boot finished is not
-# run again, and the power cuts go on from the last cycle that started, on
-# the same disks. FRESH=1, or a different kernel image, starts over.
-# Counts go to build/out/stress-KERNEL[-quick]/counts.txt (stress/report.sh
-# puts both kernels side by side); ends with "N passed, N failed" and exits
-# 1 on a failure.
+# A full run takes longer than one machine session here, so it resumes:
+# every finished loop, and every finished batch of power cuts
+# (POWERCUT_BATCH, default all that are left), is kept in git under
+# stress/results/runs/KERNEL/ and not run again while the kernel's sources
+# and the stress scripts stay the same; an unfinished batch goes on from its
+# last cycle on the same disks when they are still there (build/out).
+# FRESH=1 starts over. The counts go to build/out/stress-KERNEL[-quick]/
+# counts.txt (stress/report.sh puts both kernels side by side); ends with
+# "N passed, N failed" and exits 1 on a failure.
 set -eu
 . "$(dirname "$0")/../scripts/common.sh"
 kernel=${KERNEL:-patched} quick=${QUICK:-0}
@@ -18,19 +21,31 @@ loops=${LOOPS:-"removal mem-pressure soak flusher-bad-input"}
 "$TOP/scripts/deps.sh"
 "$TOP/scripts/tree.sh" "$kernel"
 image=$("$TOP/scripts/build.sh" "$kernel" test | tail -n1)
-run=$OUT/stress-$kernel; [ "$quick" = 1 ] && run=$run-quick
+run=$OUT/stress-$kernel keep=$TOP/stress/results/runs/$kernel
+[ "$quick" = 1 ] && run=$run-quick keep=$run/kept
 sum=$(md5sum < "$image" | cut -c1-12)
 if [ "${FRESH:-0}" = 1 ] || [ "$(cat "$run/image" 2>/dev/null)" != "$sum" ]; then
 	rm -rf "$run"
 fi
 mkdir -p "$run"; echo "$sum" > "$run/image"
+# what the kept results depend on: the kernel's sources and configs, and
+# the guest side of the loops
+ident=$({
+	cat "$BUILD/debian-version" "$TOP"/config/base.config "$TOP"/config/debug.config
+	[ "$kernel" = patched ] && cat $(series_files) "$TOP"/config/series.config
+	cat "$TOP"/stress/loops/*.sh "$TOP"/stress/powercut-guest.sh "$TOP"/guest/*.sh "$TOP"/tests/flusher-bad-input*
+} | md5sum | cut -c1-16)
+if [ "${FRESH:-0}" = 1 ] || [ "$(cat "$keep/ident" 2>/dev/null)" != "$ident" ]; then
+	rm -rf "$keep"
+fi
+mkdir -p "$keep"; echo "$ident" > "$keep/ident"
 # loop disks are sparse, but up to GiBs; the power cuts keep theirs
 trap 'for l in $loops; do rm -rf "$run/$l/disks"; done' EXIT
 series=; [ "$kernel" = patched ] && series=--series
 
 for l in $loops; do
 	dir=$run/$l
-	if [ -f "$dir/judge.txt" ]; then
+	if [ -f "$keep/$l.txt" ]; then
 		log "loop $l: done in an earlier run, kept"; continue
 	fi
 	log "loop $l"
@@ -43,25 +58,28 @@ for l in $loops; do
 	echo "$((SECONDS / 60))" > "$dir/minutes"
 	"$TOP/scripts/judge.sh" "$dir" > "$dir/judge.txt"
 	set -e
+	{
+		echo "minutes: $(cat "$dir/minutes")"
+		grep '^counts: ' "$dir/logs/$l.log" 2>/dev/null || true
+		cat "$dir/judge.txt"
+	} > "$keep/$l.txt"
 done
 
-[ "$cycles" -gt 0 ] && "$TOP/stress/powercut.sh" "$image" "$run/powercut" "$cycles" > "$run/powercut.txt"
+# power cuts in batches, each a complete run of its own disks
+cuts_kept() { cat "$keep"/powercut-*.txt 2>/dev/null | sed -n 's/^counts: power cuts \([0-9]*\),.*/\1/p' | awk '{n += $1} END {print n + 0}'; }
+while [ "$(cuts_kept)" -lt "$cycles" ]; do
+	b=$(($(find "$keep" -name 'powercut-*.txt' | wc -l) + 1))
+	n=$((cycles - $(cuts_kept))); [ "$n" -gt "${POWERCUT_BATCH:-$n}" ] && n=$POWERCUT_BATCH
+	log "power cuts: batch $b, $n cycles"
+	"$TOP/stress/powercut.sh" "$image" "$run/powercut-$b" "$n" > "$run/powercut-$b.txt" || true
+	{ echo "minutes: $(cat "$run/powercut-$b/minutes")"; cat "$run/powercut-$b.txt"; } > "$keep/powercut-$b.txt"
+done
 
-# counts and results of everything there is
-pass=0 fail=0 minutes=0
-: > "$run/results.txt"
-for l in $loops; do
-	sed -n "s/^counts: /$l: /p" "$run/$l/logs/$l.log" 2>/dev/null || true
-	minutes=$((minutes + $(cat "$run/$l/minutes" 2>/dev/null || echo 0)))
-	grep -E '^(not )?ok ' "$run/$l/judge.txt" | sed "s/^\(\(not \)\?ok\) [0-9]* /\1 $l: /" >> "$run/results.txt"
-done > "$run/counts.txt"
-if [ "$cycles" -gt 0 ]; then
-	sed -n 's/^counts: /powercut: /p' "$run/powercut.txt" >> "$run/counts.txt"
-	tail -n1 "$run/powercut.txt" >> "$run/results.txt"
-	minutes=$((minutes + $(cat "$run/powercut/minutes" 2>/dev/null || echo 0)))
-fi
+# counts and results of everything kept
+"$TOP/stress/counts.sh" "$keep" "$kernel$([ "$quick" = 1 ] && echo ' (QUICK)')" > "$run/all.txt"
+grep -E '^(not )?ok' "$run/all.txt" > "$run/results.txt" || true
+grep -vE '^(not )?ok' "$run/all.txt" > "$run/counts.txt" || true
+cat "$run/all.txt"
 pass=$(grep -c '^ok' "$run/results.txt" || true) fail=$(grep -c '^not ok' "$run/results.txt" || true)
-echo "kernel: $kernel$([ "$quick" = 1 ] && echo ' (QUICK)'), $minutes min of boots" >> "$run/counts.txt"
-cat "$run/results.txt" "$run/counts.txt"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
