@@ -9,7 +9,7 @@ minutes=0 results= counts=
 for f in "$keep"/*.txt; do
 	[ -f "$f" ] || continue
 	l=$(basename "$f" .txt)
-	minutes=$((minutes + $(sed -n 's/^minutes: //p' "$f")))
+	m=$(sed -n 's/^minutes: //p' "$f") minutes=$((minutes + ${m:-0}))
 	case $l in powercut-*) continue ;; esac
 	results+=$(grep -E '^(not )?ok ' "$f" | sed "s/^\(\(not \)\?ok\) [0-9]* /\1 $l: /")$'\n'
 	counts+=$(sed -n "s/^counts: /$l: /p" "$f")$'\n'

@@ -72,6 +72,9 @@ while [ "$(cuts_kept)" -lt "$cycles" ]; do
 	n=$((cycles - $(cuts_kept))); [ "$n" -gt "${POWERCUT_BATCH:-$n}" ] && n=$POWERCUT_BATCH
 	log "power cuts: batch $b, $n cycles"
 	"$TOP/stress/powercut.sh" "$image" "$run/powercut-$b" "$n" > "$run/powercut-$b.txt" || true
+	# only a batch that got to its verdict is kept (and counts its cuts)
+	grep -qE '^(not )?ok powercut' "$run/powercut-$b.txt" ||
+		die "power-cut batch $b stopped early: see $run/powercut-$b.txt"
 	{ echo "minutes: $(cat "$run/powercut-$b/minutes")"; cat "$run/powercut-$b.txt"; } > "$keep/powercut-$b.txt"
 done
 
