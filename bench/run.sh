@@ -38,7 +38,7 @@ runs=$TOP/bench/results/runs/full boots=$OUT/bench
 # what the kept results depend on: the two kernels' sources and configs,
 # the guest side and the disks
 sources=$({
-	cat "$BUILD/debian-version" $(series_files) "$TOP"/config/base.config "$TOP"/config/bench.config
+	cat "$BUILD/debian-version"; series_code; cat "$TOP"/config/base.config "$TOP"/config/bench.config
 	cat "$TOP"/bench/guest.sh "$TOP"/bench/measure.sh "$TOP"/guest/*.sh
 	echo "$SATA $DISKS $DISK_SIZE $MEM"
 } | md5sum | cut -c1-16)

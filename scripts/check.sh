@@ -7,8 +7,9 @@
 #    series touches report no warning that base does not have;
 #  - the KUnit suites also build as modules.
 # The builds after each patch take hours on two cores, so a stopped run
-# resumes: with the same patches and config fragments, `make check` goes
-# on from the first patch without a result. The results are kept in git
+# resumes: a patch's result holds while it, the patches before it and the
+# config fragments stay the same, and `make check` goes on from the first
+# patch without a valid result. The results are kept in git
 # (patches/check/, next to the series they judge), so a run goes on even on
 # another machine; the worktree and objects (build/check, build/obj/check-*)
 # are reused when they are there, so make rebuilds only what changed.
@@ -18,7 +19,14 @@ set -eu
 "$TOP/scripts/tree.sh" >/dev/null
 wt=$BUILD/check state=$TOP/patches/check tmp=$OUT/check
 frags="$TOP/config/base.config $TOP/config/check.config $TOP/config/nocgwb.config $TOP/config/modules.config"
-hash=$(cat $(series_files) $frags | md5sum | cut -c1-16)
+# touched: the files the series touches; srcs, objs: those of them checked
+# by sparse and kernel-doc, the base's warnings of which are kept
+touched=$(series_files | xargs grep -h '^+++ b/' | sed 's|^+++ b/||' | sort -u)
+srcs=$(echo "$touched" | grep '\.[ch]$' || true)
+objs=$(echo "$touched" | sed -n 's/\.c$/.o/p')
+hash=$({ cat $frags; echo "$srcs"; } | md5sum | cut -c1-16)
+# key_of N: what the result of patch N depends on (fragments, patches 1..N)
+key_of() { { cat $frags; series_files | head -n "$1" | xargs cat; } | md5sum | cut -c1-16; }
 if [ "${FRESH:-0}" = 1 ] || [ "$(cat "$state/hash" 2>/dev/null)" != "$hash" ]; then
 	resume=0
 	rm -rf "$state"
@@ -50,11 +58,6 @@ start_over() {
 	done
 }
 
-# files the series touches, and those of them built as objects
-touched=$(series_files | xargs grep -h '^+++ b/' | sed 's|^+++ b/||' | sort -u)
-srcs=$(echo "$touched" | grep '\.[ch]$' || true)
-objs=$(echo "$touched" | sed -n 's/\.c$/.o/p')
-
 # static_warnings TAG: sparse and kernel-doc warnings of the touched files in
 # the worktree as it is, without line numbers, into $state/static-TAG.txt
 static_warnings() {
@@ -73,11 +76,31 @@ if [ $resume = 0 ]; then
 	static_warnings base
 	echo "$hash" > "$state/hash"
 else
+	# results from the first changed (or unchecked) patch on are void
+	first=1
+	for p in $(series_files); do
+		n=$(printf %02d $first)
+		[ -f "$state/patch-$n" ] && [ "$(cat "$state/key-$n" 2>/dev/null)" = "$(key_of $first)" ] || break
+		first=$((first + 1))
+	done
+	for f in "$state"/patch-[0-9][0-9]; do
+		n=${f##*-}
+		[ -f "$f" ] && [ "$((10#$n))" -ge $first ] && rm -f "$f" "$state/key-$n"
+	done
 	log "make check: resuming after $(find "$state" -name "patch-[0-9][0-9]" | wc -l) patches"
 	cat "$state"/patch-[0-9][0-9] 2>/dev/null || true
 	# another machine, or a removed build/: a fresh worktree and objects
 	git -C "$wt" rev-parse -q --verify HEAD >/dev/null 2>&1 && [ -f "$BUILD/obj/check-n/.config" ] ||
 		start_over
+	# keep of the worktree's patches those that are still the series' own
+	keep=0
+	for c in $(git -C "$wt" rev-list --reverse base..HEAD); do
+		p=$(series_files | sed -n "$((keep + 1))p")
+		[ -n "$p" ] && [ "$(git -C "$wt" show "$c" | git patch-id --stable | cut -d' ' -f1)" = \
+			"$(git patch-id --stable < "$p" | cut -d' ' -f1)" ] || break
+		keep=$((keep + 1))
+	done
+	git -C "$wt" reset -q --hard "$(git -C "$wt" rev-list --reverse base..HEAD | sed -n "${keep}p" | grep . || echo base)"
 fi
 
 applied=$(git -C "$wt" rev-list --count base..HEAD) i=0
@@ -105,6 +128,7 @@ for p in $(series_files); do
 	} > "$tmp/patch.new"
 	[ -s "$tmp/patch.new" ] || echo "ok    $name (checkpatch, builds =y and =n; $((SECONDS / 60)) min)" > "$tmp/patch.new"
 	mv "$tmp/patch.new" "$res"
+	key_of $i > "$state/key-$(printf %02d $i)"
 	cat "$res"
 done
 failed=0

@@ -32,3 +32,13 @@ series_files() {
 	[ -f "$TOP/patches/series" ] || return 0
 	grep -v '^\s*\(#\|$\)' "$TOP/patches/series" | sed "s|^|$TOP/patches/|"
 }
+# the code the series changes: its diffs without changelogs and without
+# Documentation/ or MAINTAINERS, which do not change what is built; kept
+# stress and bench results are keyed by it
+series_code() {
+	local f
+	for f in $(series_files); do
+		awk '/^diff --git /{on = 1; skip = ($3 ~ /^a\/(Documentation\/|MAINTAINERS$)/)}
+			/^-- $/{on = 0} on && !skip' "$f"
+	done
+}

@@ -7,7 +7,7 @@
 # A full run takes longer than one machine session here, so it resumes:
 # every finished loop, and every finished batch of power cuts
 # (POWERCUT_BATCH, default all that are left), is kept in git under
-# stress/results/runs/KERNEL/ and not run again while the kernel's sources
+# stress/results/runs/KERNEL/ and not run again while the kernel's code
 # and the stress scripts stay the same; an unfinished batch goes on from its
 # last cycle on the same disks when they are still there (build/out).
 # FRESH=1 starts over. The counts go to build/out/stress-KERNEL[-quick]/
@@ -28,11 +28,11 @@ if [ "${FRESH:-0}" = 1 ] || [ "$(cat "$run/image" 2>/dev/null)" != "$sum" ]; the
 	rm -rf "$run"
 fi
 mkdir -p "$run"; echo "$sum" > "$run/image"
-# what the kept results depend on: the kernel's sources and configs, and
-# the guest side of the loops
+# what the kept results depend on: the kernel's code (not its changelogs or
+# Documentation/) and configs, and the guest side of the loops
 ident=$({
 	cat "$BUILD/debian-version" "$TOP"/config/base.config "$TOP"/config/debug.config
-	[ "$kernel" = patched ] && cat $(series_files) "$TOP"/config/series.config
+	[ "$kernel" = patched ] && series_code && cat "$TOP"/config/series.config
 	cat "$TOP"/stress/loops/*.sh "$TOP"/stress/powercut-guest.sh "$TOP"/guest/*.sh "$TOP"/tests/flusher-bad-input*
 } | md5sum | cut -c1-16)
 if [ "${FRESH:-0}" = 1 ] || [ "$(cat "$keep/ident" 2>/dev/null)" != "$ident" ]; then
