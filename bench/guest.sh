@@ -65,7 +65,8 @@ if want W1; then
 fi
 
 # W2: creating 1 MB files without a pause; the slow disk's writeout
-# sampled every second (vmstat's bo).
+# sampled every second, with the guest's dirty and writeback kB
+# (w2-series.txt: second, kB written, kB dirty, kB under writeback).
 if want W2; then
 	say "W2 file creation, writeout per second"
 	fresh_fs ext4 "$slow" /mnt/w2
@@ -81,7 +82,8 @@ if want W2; then
 	while kill -0 "$pid" 2>/dev/null; do
 		sleep 1
 		cur=$(written_kb "$slow") t=$((t + 1))
-		echo "$t $((cur - prev))" >> /run/out/w2-series.txt
+		echo "$t $((cur - prev))$(awk '$1 ~ /^nr_(dirty|writeback)$/ {printf " %d", $2 * 4}' /proc/vmstat)" \
+			>> /run/out/w2-series.txt
 		prev=$cur
 	done
 	wait "$pid"

@@ -17,6 +17,13 @@
 #                     this is an upper bound on both kernels)
 #   KEY.sys_cpu_ms_GiB system CPU (system + irq + softirq) of the guest per
 #                     GiB written
+# and how writeback ran, from the writeback tracepoints of the disks' bdis:
+#   KEY.wb_rounds     writeback rounds (writeback_start: one per chunk of
+#                     inodes a flusher or worker writes)
+#   KEY.wb_bg_rounds, KEY.wb_periodic_rounds  of them background and
+#                     periodic (kupdate) rounds
+#   KEY.wb_wakeups    background writeback requested (writeback_wake_background)
+#   KEY.wb_first_bg_s seconds from the start to the first background round
 BENCH_TRACE=/sys/kernel/tracing/instances/bench
 
 # disk_stat DEV...: write requests, merges and sectors summed over the disks
@@ -44,8 +51,11 @@ measure_start() {
 	echo 0 > $BENCH_TRACE/tracing_on
 	echo 16384 > $BENCH_TRACE/buffer_size_kb
 	echo block:block_rq_issue > $BENCH_TRACE/set_event
+	echo writeback:writeback_start >> $BENCH_TRACE/set_event
+	echo writeback:writeback_wake_background >> $BENCH_TRACE/set_event
 	echo > $BENCH_TRACE/trace
 	echo 1 > $BENCH_TRACE/tracing_on
+	echo bench_start > $BENCH_TRACE/trace_marker
 	M_DISK=$(disk_stat "$@") M_WB=$(wb_ticks) M_SYS=$(sys_ticks)
 }
 
@@ -72,6 +82,21 @@ measure_end() {
 			end[d] = s + $(j + 1)
 		}
 		END {printf "%.3f", n ? seq / n : 0}' $BENCH_TRACE/trace)"
+	awk -v devs=" ${devs//,/:}" -v key="$key" '
+		function t(i) { return substr($(i - 1), 1, length($(i - 1)) - 1) }
+		/bench_start/ { for (i = 1; i < NF; i++) if ($i == "tracing_mark_write:") t0 = t(i) }
+		{ for (i = 1; i < NF; i++) if ($i ~ /^writeback_(start|wake_background):$/) break }
+		i < NF && $(i + 1) == "bdi" && index(devs, " " substr($(i + 2), 1, length($(i + 2)) - 1) " ") {
+			if ($i == "writeback_wake_background:") { wake++; next }
+			rounds++
+			if ($0 ~ / reason=background /) { bg++; if (first == "") first = t(i) }
+			if ($0 ~ / reason=periodic /) periodic++
+		}
+		END {
+			printf "%s.wb_rounds %d\n%s.wb_bg_rounds %d\n", key, rounds, key, bg
+			printf "%s.wb_periodic_rounds %d\n%s.wb_wakeups %d\n", key, periodic, key, wake
+			if (first != "" && t0 != "") printf "%s.wb_first_bg_s %.2f\n", key, first - t0
+		}' $BENCH_TRACE/trace | tee -a "$out"
 	# ticks * 1000 / hz = ms; sectors / 2097152 = GiB
 	res "$key.wb_cpu_ms_GiB" "$(awk -v t=$wb -v hz="$hz" -v s=$((s1 - s0)) 'BEGIN {printf "%.0f", t * 1000 / hz / (s / 2097152)}')"
 	res "$key.sys_cpu_ms_GiB" "$(awk -v t=$sys -v hz="$hz" -v s=$((s1 - s0)) 'BEGIN {printf "%.0f", t * 1000 / hz / (s / 2097152)}')"

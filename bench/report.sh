@@ -102,6 +102,20 @@ shape() {
 		echo "$line |"
 	done
 }
+# rounds PREFIX...: how writeback ran in the workloads, stock | patched
+rounds() {
+	local w m line
+	echo "| workload | writeback rounds | background | periodic | background wakeups | first background round, s |"
+	echo "|---|---|---|---|---|---|"
+	for w in "$@"; do
+		[ -n "$(val "$w.wb_rounds" 2)" ] || continue
+		line="| $w"
+		for m in wb_rounds wb_bg_rounds wb_periodic_rounds wb_wakeups wb_first_bg_s; do
+			line="$line | $(val "$w.$m" 2 | grep . || echo -) / $(val "$w.$m" 5 | grep . || echo -)"
+		done
+		echo "$line |"
+	done
+}
 
 # Plot 1: ratio per throughput metric, median with its interval.
 gnuplot <<EOF
@@ -127,9 +141,13 @@ set output "$res/$name-w2.png"
 set title "W2: writeout of the slow disk during file creation (first pass)"
 set xlabel "seconds"
 set ylabel "MB/s written"
+set y2label "MB dirty"
+set y2tics
 set grid
-plot "$runs/stock-1/w2-series.txt" using 1:(\$2/1024) with linespoints title "stock", \
-     "$runs/patched-1/w2-series.txt" using 1:(\$2/1024) with linespoints title "patched"
+plot "$runs/stock-1/w2-series.txt" using 1:(\$2/1024) with linespoints title "stock, written", \
+     "$runs/patched-1/w2-series.txt" using 1:(\$2/1024) with linespoints title "patched, written", \
+     "$runs/stock-1/w2-series.txt" using 1:(\$3/1024) axes x1y2 with lines dt 2 title "stock, dirty", \
+     "$runs/patched-1/w2-series.txt" using 1:(\$3/1024) axes x1y2 with lines dt 2 title "patched, dirty"
 EOF
 fi
 
@@ -191,6 +209,10 @@ multi=$(grep -h '^kernel.flushers' "$(first patched)/results.txt" | cut -d' ' -f
 	echo
 	shape W1 W2 W3 W4.f1 W4.f2 W4.f4 W4.cg.f1 W4.cg.f4 W5
 	echo
+	echo "How writeback ran (writeback_start and writeback_wake_background tracepoints of the workload's disks; medians, stock / patched; \"-\" where a kernel had no background round):"
+	echo
+	rounds W1 W2 W3 W4.f1 W4.cg.f1 W5
+	echo
 	echo "## Latency"
 	rows '^L\.'
 	echo
@@ -221,6 +243,6 @@ multi=$(grep -h '^kernel.flushers' "$(first patched)/results.txt" | cut -d' ' -f
 	echo
 	echo "![ratios]($name-ratios.png)"
 	echo
-	echo "Raw results: one results.txt per boot under build/out/bench-$name (not kept in git)."
+	echo "Raw results: one results.txt (and w2-series.txt: second, kB written, kB dirty, kB under writeback) per boot in ${runs#"$TOP"/}."
 } > "$md"
 log "wrote $md and its plots"

@@ -100,7 +100,7 @@ else
 			"$(git patch-id --stable < "$p" | cut -d' ' -f1)" ] || break
 		keep=$((keep + 1))
 	done
-	git -C "$wt" reset -q --hard "$(git -C "$wt" rev-list --reverse base..HEAD | sed -n "${keep}p" | grep . || echo base)"
+	git -C "$wt" reset -q --hard "HEAD~$(($(git -C "$wt" rev-list --count base..HEAD) - keep))"
 fi
 
 applied=$(git -C "$wt" rev-list --count base..HEAD) i=0
