@@ -88,7 +88,7 @@ if [ ! -f "$run/no-main-boot" ]; then
 		"ok "*) add ok "kunit:${line#ok [0-9]* }" ;;
 		"not ok "*) add fail "kunit:${line#not ok [0-9]* }" ;;
 		esac
-	done < <(sed -n 's/^\[[ 0-9.]*\] //p' "$console" | grep -E '^    (not )?ok [0-9]+ ' | sed 's/^    //')
+	done < <(sed -n 's/\r$//; s/^\[[ 0-9.]*\] //p' "$console" | grep -E '^    (not )?ok [0-9]+ ' | sed 's/^    //')
 	# the console outside the tests: boot, KUnit, and after the last test
 	for part in boot after; do
 		bad=$(complaints_of $part)

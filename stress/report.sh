@@ -2,7 +2,8 @@
 # stress/report.sh [NAME]: the counts of each kernel's full `make stress`
 # run, from what it kept in stress/results/runs/ (QUICK=1: of the last QUICK
 # runs, from build/out), side by side in stress/results/NAME.md (NAME:
-# today's date).
+# today's date), followed by stress/results/NAME.notes.md where there is
+# one (the reading of the results, written by hand).
 set -eu
 . "$(dirname "$0")/../scripts/common.sh"
 name=${1:-$(date +%F)}
@@ -11,7 +12,7 @@ mkdir -p "$(dirname "$res")"
 kept() { if [ "${QUICK:-0}" = 1 ]; then echo "$OUT/stress-$1-quick/kept"; else echo "$TOP/stress/results/runs/$1"; fi; }
 all() { [ -d "$(kept "$1")" ] && "$TOP/stress/counts.sh" "$(kept "$1")" "$1" || echo "(not run)"; }
 counts() { all "$1" | grep -vE '^(not )?ok'; }
-results() { all "$1" | grep -E '^(not )?ok' || true; }
+results() { all "$1" | tr -d '\r' | grep -E '^(not )?ok' || true; }
 {
 	echo "# make stress, $name"
 	echo
@@ -32,5 +33,7 @@ results() { all "$1" | grep -E '^(not )?ok' || true; }
 		results $k
 		echo '```'
 	done
+	notes=${res%.md}.notes.md
+	[ ! -f "$notes" ] || { echo; cat "$notes"; }
 } > "$res"
 echo "$res"
