@@ -65,8 +65,9 @@ if want W1; then
 fi
 
 # W2: creating 1 MB files without a pause; the slow disk's writeout
-# sampled every second, with the guest's dirty and writeback kB
-# (w2-series.txt: second, kB written, kB dirty, kB under writeback).
+# sampled about every second, with the guest's dirty and writeback kB
+# (w2-series.txt: seconds since the start, kB/s written since the last
+# sample, kB dirty, kB under writeback).
 if want W2; then
 	say "W2 file creation, writeout per second"
 	fresh_fs ext4 "$slow" /mnt/w2
@@ -78,21 +79,25 @@ if want W2; then
 		--time_based --runtime="$secs" &
 	pid=$!
 	: > /run/out/w2-series.txt
-	prev=$(written_kb "$slow") t=0
+	# a sample takes about 1.25 s under TCG, not 1 s: each is timed
+	t0=$(now) tp=$t0 prev=$(written_kb "$slow")
 	while kill -0 "$pid" 2>/dev/null; do
 		sleep 1
-		cur=$(written_kb "$slow") t=$((t + 1))
-		echo "$t $((cur - prev))$(awk '$1 ~ /^nr_(dirty|writeback)$/ {printf " %d", $2 * 4}' /proc/vmstat)" \
-			>> /run/out/w2-series.txt
-		prev=$cur
+		cur=$(written_kb "$slow") tc=$(now)
+		awk -v a="$t0" -v b="$tc" -v p="$tp" -v k=$((cur - prev)) '$1 ~ /^nr_(dirty|writeback)$/ {m[$1] = $2 * 4}
+			END {printf "%.2f %.0f %d %d\n", b - a, k / (b - p), m["nr_dirty"], m["nr_writeback"]}' \
+			/proc/vmstat >> /run/out/w2-series.txt
+		prev=$cur tp=$tc
 	done
 	wait "$pid"
 	sync
 	measure_end W2 "$slow"
-	# steady phase: from the first second with writeout to the end of creation
-	awk '$2 > 0 {s = 1} s {n++; x += $2; xx += $2 * $2}
-		END {m = x / n; sd = sqrt(xx / n - m * m);
-		     printf "W2.mean_kBps %.0f\nW2.cv %.3f\n", m, sd / m}' /run/out/w2-series.txt | tee -a "$out"
+	# steady phase: from the first sample with writeout to the end of
+	# creation; the mean weighs each sample by its length
+	awk '$2 > 0 {s = 1} s {n++; dt = $1 - t; x += $2 * dt; T += dt; r[n] = $2} {t = $1}
+		END {m = x / T; for (i = 1; i <= n; i++) v += (r[i] - m) ^ 2
+		     printf "W2.mean_kBps %.0f\nW2.cv %.3f\nW2.written_MB %.0f\n", m, sqrt(v / n) / m, x / 1024}' \
+		/run/out/w2-series.txt | tee -a "$out"
 	umount /mnt/w2
 fi
 

@@ -14,7 +14,9 @@
 #   KEY.wb_cpu_ms_GiB CPU of the writeback threads per GiB written: flush-*
 #                     and bdi-default, plus the unbound kworkers (stock's
 #                     writeback runs there; they also run other work, so
-#                     this is an upper bound on both kernels)
+#                     this is an upper bound on both kernels); their run
+#                     time in ns from /proc/PID/schedstat, not the ticks of
+#                     /proc/PID/stat, which sample a few ms of work badly
 #   KEY.sys_cpu_ms_GiB system CPU (system + irq + softirq) of the guest per
 #                     GiB written
 # and how writeback ran, from the writeback tracepoints of the disks' bdis:
@@ -32,17 +34,20 @@ disk_stat() {
 	for d in "$@"; do cat "/sys/class/block/$(blkname "$d")/stat"; done |
 		awk '{r += $5; m += $6; s += $7} END {print r + 0, m + 0, s + 0}'
 }
-# wb_ticks: "PID ticks" (user + system clock ticks) of each writeback
-# thread and unbound kworker
-wb_ticks() {
-	awk '$2 ~ /^\((flush-|bdi-default|kworker\/u)/ {print $1, $14 + $15}' /proc/[0-9]*/stat 2>/dev/null
+# wb_ns: "PID ns" (run time) of each writeback thread and unbound kworker
+wb_ns() {
+	local pid ns _
+	awk '$2 ~ /^\((flush-|bdi-default|kworker\/u)/ {print $1}' /proc/[0-9]*/stat 2>/dev/null |
+		while read -r pid; do
+			read -r ns _ < "/proc/$pid/schedstat" 2>/dev/null && echo "$pid $ns"
+		done
 }
-# wb_ticks_since SNAPSHOT: ticks used since the snapshot by the threads
-# there are now (one started since counts from 0; one that exited in
-# between is lost, which only undercounts: pids are not reused so soon)
-wb_ticks_since() {
-	wb_ticks | awk -v snap="$1" 'BEGIN {n = split(snap, a, "\n"); for (i = 1; i <= n; i++) {split(a[i], f, " "); t0[f[1]] = f[2]}}
-		{t += $2 - t0[$1]} END {print t + 0}'
+# wb_ns_since SNAPSHOT: ns run since the snapshot by the threads there are
+# now (one started since counts from 0; one that exited in between is
+# lost, which only undercounts: pids are not reused so soon)
+wb_ns_since() {
+	wb_ns | awk -v snap="$1" 'BEGIN {n = split(snap, a, "\n"); for (i = 1; i <= n; i++) {split(a[i], f, " "); t0[f[1]] = f[2]}}
+		{t += $2 - t0[$1]} END {printf "%.0f\n", t}'
 }
 sys_ticks() { awk '$1 == "cpu" {print $4 + $7 + $8}' /proc/stat; }
 
@@ -56,7 +61,7 @@ measure_start() {
 	echo > $BENCH_TRACE/trace
 	echo 1 > $BENCH_TRACE/tracing_on
 	echo bench_start > $BENCH_TRACE/trace_marker
-	M_DISK=$(disk_stat "$@") M_WB=$(wb_ticks) M_SYS=$(sys_ticks)
+	M_DISK=$(disk_stat "$@") M_WB=$(wb_ns) M_SYS=$(sys_ticks)
 }
 
 measure_end() {
@@ -65,7 +70,7 @@ measure_end() {
 	echo 0 > $BENCH_TRACE/tracing_on
 	read -r r0 m0 s0 <<< "$M_DISK"
 	read -r r1 m1 s1 < <(disk_stat "$@")
-	wb=$(wb_ticks_since "$M_WB") sys=$(($(sys_ticks) - M_SYS)) hz=$(getconf CLK_TCK)
+	wb=$(wb_ns_since "$M_WB") sys=$(($(sys_ticks) - M_SYS)) hz=$(getconf CLK_TCK)
 	devs=$(for d in "$@"; do cat "/sys/class/block/$(blkname "$d")/dev"; done | tr ':' ',' | tr '\n' ' ')
 	[ $r1 -gt $r0 ] || { echo "measure_end $key: no write requests" >&2; return 0; }
 	res "$key.write_reqs" $((r1 - r0))
@@ -97,8 +102,12 @@ measure_end() {
 			printf "%s.wb_periodic_rounds %d\n%s.wb_wakeups %d\n", key, periodic, key, wake
 			if (first != "" && t0 != "") printf "%s.wb_first_bg_s %.2f\n", key, first - t0
 		}' $BENCH_TRACE/trace | tee -a "$out"
-	# ticks * 1000 / hz = ms; sectors / 2097152 = GiB
-	res "$key.wb_cpu_ms_GiB" "$(awk -v t=$wb -v hz="$hz" -v s=$((s1 - s0)) 'BEGIN {printf "%.0f", t * 1000 / hz / (s / 2097152)}')"
+	# ns / 1e6 = ms, ticks * 1000 / hz = ms; sectors / 2097152 = GiB
+	if [ -r /proc/self/schedstat ]; then
+		res "$key.wb_cpu_ms_GiB" "$(awk -v t="$wb" -v s=$((s1 - s0)) 'BEGIN {printf "%.0f", t / 1e6 / (s / 2097152)}')"
+	else
+		echo "measure_end $key: no /proc/PID/schedstat (CONFIG_SCHED_INFO), no writeback CPU" >&2
+	fi
 	res "$key.sys_cpu_ms_GiB" "$(awk -v t=$sys -v hz="$hz" -v s=$((s1 - s0)) 'BEGIN {printf "%.0f", t * 1000 / hz / (s / 2097152)}')"
 }
 

@@ -9,8 +9,9 @@
 #   REPS (6, QUICK: 1), NAME (of the report; the date, QUICK: quick), W
 #   (workloads, e.g. W="W1 W4"; default all)
 # A full run takes longer than one machine session here: the results of
-# every finished boot are kept in git (bench/results/runs/full/; QUICK:
-# build/out/bench-quick), and `make bench` with the same kernel sources,
+# every finished boot are kept in git (bench/results/runs/full/, with W=
+# runs/<workloads>/; QUICK: build/out/bench-quick), and `make bench` with
+# the same kernel sources,
 # configs, workloads and sizes goes on with the boots that are missing,
 # also on another machine; both kernels of one pass always run on the same
 # machine (a half-finished pass from another one is run again). FRESH=1
@@ -33,7 +34,8 @@ export SATA="throttling.bps-total=$((40 << 20)),throttling.iops-total=150"
 for i in 0 1 2 3 4 5 6 7 8 9; do export "DISK${i}_OPTS=$SATA"; done
 export DISKS=12 DISK_SIZE=4G DISKDIR=$BUILD/disks-bench QUIET=1 MEM=${MEM:-2G}
 smp=${SMP:-2}
-runs=$TOP/bench/results/runs/full boots=$OUT/bench
+# kept per selection: a W= run neither reuses nor removes the full run's
+runs=$TOP/bench/results/runs/$(echo "${workloads:-full}" | tr ' ' '+') boots=$OUT/bench
 [ "$quick" = 1 ] && runs=$OUT/bench-quick
 # what the kept results depend on: the two kernels' sources and configs,
 # the guest side and the disks
@@ -79,6 +81,7 @@ pass() {
 	grep -q '^bench.done ' "$boot/results.txt" || die "$boot: incomplete results"
 	mkdir -p "$2"
 	cp "$boot/results.txt" "$2/"
+	cp "$boot/kernel.txt" "$2/"
 	[ -f "$boot/w2-series.txt" ] && cp "$boot/w2-series.txt" "$2/"
 	echo "$load" > "$2/host-load"
 	echo "$machine" > "$2/machine"
