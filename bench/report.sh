@@ -94,33 +94,32 @@ rows() {	# rows REGEX: one table row per matching metric
 		echo "| $k | $(val "$k" 2) ($(val "$k" 3)-$(val "$k" 4)) | $(val "$k" 5) ($(val "$k" 6)-$(val "$k" 7)) | $(verdict "$k") |"
 	done
 }
-# shape PREFIX...: the I/O pattern and CPU cost of workloads, stock | patched
-shape() {
-	local w m line
-	echo "| workload | write requests | mean request kB | merges | sequential fraction | writeback CPU ms/GiB | system CPU ms/GiB |"
-	echo "|---|---|---|---|---|---|---|"
+# pairs "HEADINGS" "METRICS" WORKLOAD...: a table of the workloads' medians,
+# stock / patched, one column per metric ("-" where a kernel has none);
+# workloads without the first metric are left out
+pairs() {
+	local heads=$1 metrics=$2 w m line
+	shift 2
+	echo "| workload | ${heads// \/ / | } |"
+	echo "|---$(printf '|---%.0s' $metrics)|"
 	for w in "$@"; do
-		[ -n "$(val "$w.write_reqs" 2)" ] || continue
+		[ -n "$(val "$w.${metrics%% *}" 2)" ] || continue
 		line="| $w"
-		for m in write_reqs req_kB merges seq_frac wb_cpu_ms_GiB sys_cpu_ms_GiB; do
-			line="$line | $(val "$w.$m" 2) / $(val "$w.$m" 5)"
-		done
-		echo "$line |"
-	done
-}
-# rounds PREFIX...: how writeback ran in the workloads, stock | patched
-rounds() {
-	local w m line
-	echo "| workload | writeback rounds | background | periodic | background wakeups | first background round, s |"
-	echo "|---|---|---|---|---|---|"
-	for w in "$@"; do
-		[ -n "$(val "$w.wb_rounds" 2)" ] || continue
-		line="| $w"
-		for m in wb_rounds wb_bg_rounds wb_periodic_rounds wb_wakeups wb_first_bg_s; do
+		for m in $metrics; do
 			line="$line | $(val "$w.$m" 2 | grep . || echo -) / $(val "$w.$m" 5 | grep . || echo -)"
 		done
 		echo "$line |"
 	done
+}
+# shape WORKLOAD...: the I/O pattern and CPU cost; rounds WORKLOAD...: how
+# writeback ran
+shape() {
+	pairs "write requests / mean request kB / merges / sequential fraction / writeback CPU ms/GiB / system CPU ms/GiB" \
+		"write_reqs req_kB merges seq_frac wb_cpu_ms_GiB sys_cpu_ms_GiB" "$@"
+}
+rounds() {
+	pairs "writeback rounds / background / periodic / background wakeups / first background round, s" \
+		"wb_rounds wb_bg_rounds wb_periodic_rounds wb_wakeups wb_first_bg_s" "$@"
 }
 
 # Plot 1: ratio per throughput metric, median with its interval.
