@@ -19,8 +19,8 @@ md=$res/$name.md tab=$runs/table.tsv
 
 # One row per metric: key; stock median/min/max; patched median/min/max;
 # ratio median, interval low/high, its coverage (%), pairs. A patched
-# metric W4.fN.* (W4.cg.fN.*) that stock lacks is compared with stock's
-# W4.f1.* (W4.cg.f1.*).
+# metric W4.fN.* (W4.cg.fN.*) that stock lacks (runs from before stock ran
+# W4 three times) is compared with stock's W4.f1.* (W4.cg.f1.*).
 for f in "$runs"/*-[0-9]*/results.txt; do
 	d=$(basename "$(dirname "$f")")
 	awk -v k="${d%%-*}" -v r="${d#*-}" '$1 !~ /^(kernel|bench)\./ {print k, r, $1, $2}' "$f"
@@ -206,7 +206,7 @@ multi=$(grep -h '^kernel.flushers' "$(first patched)/results.txt" | cut -d' ' -f
 	rows '^W2\.(cv|mean|written)'
 	echo
 	echo "## W4: parallel writers on XFS, fast disk; W4.cg: writers in a child cgroup"
-	echo "On the series W4 runs with 1, 2 and 4 flushers, each compared with stock."
+	echo "On the series W4 runs with 1, 2 and 4 flushers in turn; stock runs the same workload three times, and fN is compared with stock's run in the same place in the boot (older runs: with stock's only run, f1)."
 	rows '^W4\.(cg\.)?f[0-9]+\.(MBps|extents)'
 	echo
 	echo "## How writeback shaped the I/O, and its CPU cost (medians, stock / patched)"
