@@ -34,13 +34,18 @@ disk_stat() {
 	for d in "$@"; do cat "/sys/class/block/$(blkname "$d")/stat"; done |
 		awk '{r += $5; m += $6; s += $7} END {print r + 0, m + 0, s + 0}'
 }
-# wb_ns: "PID ns" (run time) of each writeback thread and unbound kworker
+# wb_ns: "PID ns" (run time) of each writeback thread and unbound kworker;
+# a process that exits meanwhile is skipped (awk given all the stat files
+# would stop at the first that is gone, and the threads after it be lost)
 wb_ns() {
-	local pid ns _
-	awk '$2 ~ /^\((flush-|bdi-default|kworker\/u)/ {print $1}' /proc/[0-9]*/stat 2>/dev/null |
-		while read -r pid; do
-			read -r ns _ < "/proc/$pid/schedstat" 2>/dev/null && echo "$pid $ns"
-		done
+	local d comm ns _
+	for d in /proc/[0-9]*; do
+		read -r comm < "$d/comm" 2>/dev/null || continue
+		case $comm in
+		flush-* | bdi-default | kworker/u*)
+			read -r ns _ < "$d/schedstat" 2>/dev/null && echo "${d#/proc/} $ns" ;;
+		esac
+	done
 }
 # wb_ns_since SNAPSHOT: ns run since the snapshot by the threads there are
 # now (one started since counts from 0; one that exited in between is

@@ -14,7 +14,8 @@
 # the same kernel sources, configs, workloads and sizes goes on with the
 # boots that are missing, also on another machine; both kernels of one
 # pass always run on the same machine (a half-finished pass from another
-# one is run again). FRESH=1 starts over. The report is built from the passes there are.
+# one is run again). FRESH=1 starts over. The report is built from the
+# passes there are.
 set -eu
 . "$(dirname "$0")/../scripts/common.sh"
 quick=${QUICK:-0} div=1 reps=${REPS:-6} name=${NAME:-$(date +%F)} workloads=${W:-}
