@@ -19,6 +19,9 @@
 #                     /proc/PID/stat, which sample a few ms of work badly
 #   KEY.sys_cpu_ms_GiB system CPU (system + irq + softirq) of the guest per
 #                     GiB written
+#   KEY.user_cpu_ms_GiB user CPU of the guest per GiB written: fio's own
+#                     work, the same code on both kernels, so under TCG it
+#                     shows how fast the emulator ran the guest in that run
 # and how writeback ran, from the writeback tracepoints of the disks' bdis:
 #   KEY.wb_rounds     writeback rounds (writeback_start: one per chunk of
 #                     inodes a flusher or worker writes)
@@ -55,6 +58,7 @@ wb_ns_since() {
 		{t += $2 - t0[$1]} END {printf "%.0f\n", t}'
 }
 sys_ticks() { awk '$1 == "cpu" {print $4 + $7 + $8}' /proc/stat; }
+user_ticks() { awk '$1 == "cpu" {print $2 + $3}' /proc/stat; }
 
 measure_start() {
 	[ -d $BENCH_TRACE ] || mkdir $BENCH_TRACE
@@ -66,16 +70,16 @@ measure_start() {
 	echo > $BENCH_TRACE/trace
 	echo 1 > $BENCH_TRACE/tracing_on
 	echo bench_start > $BENCH_TRACE/trace_marker
-	M_DISK=$(disk_stat "$@") M_WB=$(wb_ns) M_SYS=$(sys_ticks)
+	M_DISK=$(disk_stat "$@") M_WB=$(wb_ns) M_SYS=$(sys_ticks) M_USER=$(user_ticks)
 }
 
 measure_end() {
-	local key=$1 devs d r0 m0 s0 r1 m1 s1 wb sys hz
+	local key=$1 devs d r0 m0 s0 r1 m1 s1 wb sys user hz
 	shift
 	echo 0 > $BENCH_TRACE/tracing_on
 	read -r r0 m0 s0 <<< "$M_DISK"
 	read -r r1 m1 s1 < <(disk_stat "$@")
-	wb=$(wb_ns_since "$M_WB") sys=$(($(sys_ticks) - M_SYS)) hz=$(getconf CLK_TCK)
+	wb=$(wb_ns_since "$M_WB") sys=$(($(sys_ticks) - M_SYS)) user=$(($(user_ticks) - M_USER)) hz=$(getconf CLK_TCK)
 	devs=$(for d in "$@"; do cat "/sys/class/block/$(blkname "$d")/dev"; done | tr ':' ',' | tr '\n' ' ')
 	[ $r1 -gt $r0 ] || { echo "measure_end $key: no write requests" >&2; return 0; }
 	res "$key.write_reqs" $((r1 - r0))
@@ -114,6 +118,7 @@ measure_end() {
 		echo "measure_end $key: no /proc/PID/schedstat (CONFIG_SCHED_INFO), no writeback CPU" >&2
 	fi
 	res "$key.sys_cpu_ms_GiB" "$(awk -v t=$sys -v hz="$hz" -v s=$((s1 - s0)) 'BEGIN {printf "%.0f", t * 1000 / hz / (s / 2097152)}')"
+	res "$key.user_cpu_ms_GiB" "$(awk -v t=$user -v hz="$hz" -v s=$((s1 - s0)) 'BEGIN {printf "%.0f", t * 1000 / hz / (s / 2097152)}')"
 }
 
 # direct_MBps BS RW SECS DEV...: O_DIRECT throughput of the disks at once
