@@ -96,20 +96,22 @@ rows() {	# rows REGEX: one table row per matching metric
 }
 # pairs "HEADINGS" "METRICS" WORKLOAD...: a table of the workloads' medians,
 # stock / patched, one column per metric ("-" where a kernel has none);
-# workloads without the first metric are left out
+# workloads without the first metric are left out (no table without any)
 pairs() {
-	local heads=$1 metrics=$2 w m line
+	local heads=$1 metrics=$2 w m line table=
 	shift 2
-	echo "| workload | ${heads// \/ / | } |"
-	echo "|---$(printf '|---%.0s' $metrics)|"
 	for w in "$@"; do
 		[ -n "$(val "$w.${metrics%% *}" 2)" ] || continue
 		line="| $w"
 		for m in $metrics; do
 			line="$line | $(val "$w.$m" 2 | grep . || echo -) / $(val "$w.$m" 5 | grep . || echo -)"
 		done
-		echo "$line |"
+		table+="$line |"$'\n'
 	done
+	[ -n "$table" ] || return 0
+	echo "| workload | ${heads// \/ / | } |"
+	echo "|---$(printf '|---%.0s' $metrics)|"
+	printf '%s' "$table"
 }
 # shape WORKLOAD...: the I/O pattern and CPU cost; rounds WORKLOAD...: how
 # writeback ran
@@ -182,6 +184,7 @@ EOF
 fi
 
 setup() { sed -n "s/^$1=//p" "$runs/setup.txt"; }
+plot() { [ ! -s "$res/$name-$1.png" ] || printf '%s' "$2"; }	# plot NAME TEXT: TEXT if drawn
 first() { ls -d "$runs"/"$1"-[0-9]* 2>/dev/null | grep -v smp1 | head -n1; }
 npass() { ls -d "$runs"/"$1"-[0-9]* 2>/dev/null | grep -vc smp1 || true; }
 multi=$(grep -h '^kernel.flushers' "$(first patched)/results.txt" | cut -d' ' -f2)
@@ -202,7 +205,7 @@ multi=$(grep -h '^kernel.flushers' "$(first patched)/results.txt" | cut -d' ' -f
 	rows '^(W1|W3|W5)\.(MBps|fraction|fast)'
 	echo
 	echo "## W2: smoothness of writeout during file creation"
-	echo "Lower coefficient of variation (cv) is smoother. Time series: [$name-w2.png]($name-w2.png)."
+	echo "Lower coefficient of variation (cv) is smoother.$(plot w2 " Time series: [$name-w2.png]($name-w2.png).")"
 	rows '^W2\.(cv|mean|written)'
 	echo
 	echo "## W4: parallel writers on XFS, fast disk; W4.cg: writers in a child cgroup"
@@ -222,7 +225,7 @@ multi=$(grep -h '^kernel.flushers' "$(first patched)/results.txt" | cut -d' ' -f
 	rows '^L\.'
 	echo
 	echo "## W4S: scaling with writers and flushers (XFS, 8 AGs, fast disk)"
-	echo "The host has two cores: at SMP=2 the guest's vCPUs, QEMU's I/O threads and the host share them, which caps what more flushers can gain. ![scaling]($name-scaling.png)"
+	echo "The host has two cores: at SMP=2 the guest's vCPUs, QEMU's I/O threads and the host share them, which caps what more flushers can gain.$(plot scaling " ![scaling]($name-scaling.png)")"
 	echo
 	rows '^W4S\..*\.MBps'
 	echo
