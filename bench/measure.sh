@@ -19,6 +19,7 @@
 #                     /proc/PID/stat, which sample a few ms of work badly
 #   KEY.sys_cpu_ms_GiB system CPU (system + irq + softirq) of the guest per
 #                     GiB written
+#   KEY.irq_cpu_ms_GiB of it irq and softirq (I/O completions among them)
 #   KEY.user_cpu_ms_GiB user CPU of the guest per GiB written: fio's own
 #                     work, the same code on both kernels, so under TCG it
 #                     shows how fast the emulator ran the guest in that run
@@ -57,8 +58,9 @@ wb_ns_since() {
 	wb_ns | awk -v snap="$1" 'BEGIN {n = split(snap, a, "\n"); for (i = 1; i <= n; i++) {split(a[i], f, " "); t0[f[1]] = f[2]}}
 		{t += $2 - t0[$1]} END {printf "%.0f\n", t}'
 }
-sys_ticks() { awk '$1 == "cpu" {print $4 + $7 + $8}' /proc/stat; }
-user_ticks() { awk '$1 == "cpu" {print $2 + $3}' /proc/stat; }
+# cpu_ticks: the guest's system (with irq and softirq), user and irq +
+# softirq ticks
+cpu_ticks() { awk '$1 == "cpu" {print $4 + $7 + $8, $2 + $3, $7 + $8}' /proc/stat; }
 
 measure_start() {
 	[ -d $BENCH_TRACE ] || mkdir $BENCH_TRACE
@@ -70,16 +72,17 @@ measure_start() {
 	echo > $BENCH_TRACE/trace
 	echo 1 > $BENCH_TRACE/tracing_on
 	echo bench_start > $BENCH_TRACE/trace_marker
-	M_DISK=$(disk_stat "$@") M_WB=$(wb_ns) M_SYS=$(sys_ticks) M_USER=$(user_ticks)
+	M_DISK=$(disk_stat "$@") M_WB=$(wb_ns) M_CPU=$(cpu_ticks)
 }
 
 measure_end() {
-	local key=$1 devs d r0 m0 s0 r1 m1 s1 wb sys user hz
+	local key=$1 devs d r0 m0 s0 r1 m1 s1 wb sys user irq hz
 	shift
 	echo 0 > $BENCH_TRACE/tracing_on
 	read -r r0 m0 s0 <<< "$M_DISK"
 	read -r r1 m1 s1 < <(disk_stat "$@")
-	wb=$(wb_ns_since "$M_WB") sys=$(($(sys_ticks) - M_SYS)) user=$(($(user_ticks) - M_USER)) hz=$(getconf CLK_TCK)
+	wb=$(wb_ns_since "$M_WB") hz=$(getconf CLK_TCK)
+	read -r sys user irq < <(echo "$M_CPU" "$(cpu_ticks)" | awk '{print $4 - $1, $5 - $2, $6 - $3}')
 	devs=$(for d in "$@"; do cat "/sys/class/block/$(blkname "$d")/dev"; done | tr ':' ',' | tr '\n' ' ')
 	[ $r1 -gt $r0 ] || { echo "measure_end $key: no write requests" >&2; return 0; }
 	res "$key.write_reqs" $((r1 - r0))
@@ -118,6 +121,7 @@ measure_end() {
 		echo "measure_end $key: no /proc/PID/schedstat (CONFIG_SCHED_INFO), no writeback CPU" >&2
 	fi
 	res "$key.sys_cpu_ms_GiB" "$(awk -v t=$sys -v hz="$hz" -v s=$((s1 - s0)) 'BEGIN {printf "%.0f", t * 1000 / hz / (s / 2097152)}')"
+	res "$key.irq_cpu_ms_GiB" "$(awk -v t=$irq -v hz="$hz" -v s=$((s1 - s0)) 'BEGIN {printf "%.0f", t * 1000 / hz / (s / 2097152)}')"
 	res "$key.user_cpu_ms_GiB" "$(awk -v t=$user -v hz="$hz" -v s=$((s1 - s0)) 'BEGIN {printf "%.0f", t * 1000 / hz / (s / 2097152)}')"
 }
 

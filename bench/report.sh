@@ -116,8 +116,8 @@ pairs() {
 # shape WORKLOAD...: the I/O pattern and CPU cost; rounds WORKLOAD...: how
 # writeback ran
 shape() {
-	pairs "write requests / mean request kB / merges / sequential fraction / writeback CPU ms/GiB / system CPU ms/GiB / user CPU ms/GiB" \
-		"write_reqs req_kB merges seq_frac wb_cpu_ms_GiB sys_cpu_ms_GiB user_cpu_ms_GiB" "$@"
+	pairs "write requests / mean request kB / merges / sequential fraction / writeback CPU ms/GiB / system CPU ms/GiB / of it irq / user CPU ms/GiB" \
+		"write_reqs req_kB merges seq_frac wb_cpu_ms_GiB sys_cpu_ms_GiB irq_cpu_ms_GiB user_cpu_ms_GiB" "$@"
 }
 rounds() {
 	pairs "writeback rounds / background / periodic / background wakeups / first background round, s" \
@@ -210,7 +210,7 @@ multi=$(grep -h '^kernel.flushers' "$(first patched)/results.txt" | cut -d' ' -f
 	echo
 	echo "## W4: parallel writers on XFS, fast disk; W4.cg: writers in a child cgroup"
 	echo "On the series W4 runs with 1, 2 and 4 flushers in turn; stock runs the same workload three times, and fN is compared with stock's run in the same place in the boot (older runs: with stock's only run, f1)."
-	rows '^W4\.(cg\.)?f[0-9]+\.(MBps|extents|user_cpu)'
+	rows '^W4\.(cg\.)?f[0-9]+\.(MBps|extents|sys_cpu|user_cpu)'
 	echo
 	echo "## How writeback shaped the I/O, and its CPU cost (medians, stock / patched)"
 	echo "From the disks' stat files and the block_rq_issue tracepoint: these do not depend on the emulated CPU's speed. Writeback CPU: flush-* and bdi-default threads plus all unbound kworkers (stock's writeback runs there; both kernels' kworkers also run other work)."
