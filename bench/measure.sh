@@ -44,23 +44,25 @@ disk_stat() {
 wb_ns() {
 	local d comm ns _
 	for d in /proc/[0-9]*; do
-		read -r comm < "$d/comm" 2>/dev/null || continue
+		read -r comm 2>/dev/null < "$d/comm" || continue
 		case $comm in
 		flush-* | bdi-default | kworker/u*)
-			read -r ns _ < "$d/schedstat" 2>/dev/null && echo "${d#/proc/} $ns" ;;
+			read -r ns _ 2>/dev/null < "$d/schedstat" && echo "${d#/proc/} $ns" ;;
 		esac
 	done
 }
-# wb_ns_since SNAPSHOT: ns run since the snapshot by the threads there are
-# now (one started since counts from 0; one that exited in between is
-# lost, which only undercounts: pids are not reused so soon)
-wb_ns_since() {
+# wb_ms_since SNAPSHOT: ms run since the snapshot (of wb_ns) by the threads
+# there are now (one started since counts from 0; one that exited in
+# between is lost, which only undercounts: pids are not reused so soon)
+wb_ms_since() {
 	wb_ns | awk -v snap="$1" 'BEGIN {n = split(snap, a, "\n"); for (i = 1; i <= n; i++) {split(a[i], f, " "); t0[f[1]] = f[2]}}
-		{t += $2 - t0[$1]} END {printf "%.0f\n", t}'
+		{t += $2 - t0[$1]} END {printf "%.3f\n", t / 1e6}'
 }
 # cpu_ticks: the guest's system (with irq and softirq), user and irq +
 # softirq ticks
 cpu_ticks() { awk '$1 == "cpu" {print $4 + $7 + $8, $2 + $3, $7 + $8}' /proc/stat; }
+# per_gib MS SECTORS: MS per GiB of SECTORS (512 bytes) written
+per_gib() { awk -v ms="$1" -v s="$2" 'BEGIN {printf "%.0f", ms / (s / 2097152)}'; }
 
 measure_start() {
 	[ -d $BENCH_TRACE ] || mkdir $BENCH_TRACE
@@ -76,13 +78,15 @@ measure_start() {
 }
 
 measure_end() {
-	local key=$1 devs d r0 m0 s0 r1 m1 s1 wb sys user irq hz
+	local key=$1 devs d r0 m0 s0 r1 m1 s1 wb sys user irq
 	shift
 	echo 0 > $BENCH_TRACE/tracing_on
 	read -r r0 m0 s0 <<< "$M_DISK"
 	read -r r1 m1 s1 < <(disk_stat "$@")
-	wb=$(wb_ns_since "$M_WB") hz=$(getconf CLK_TCK)
-	read -r sys user irq < <(echo "$M_CPU" "$(cpu_ticks)" | awk '{print $4 - $1, $5 - $2, $6 - $3}')
+	wb=$(wb_ms_since "$M_WB")
+	# the guest's CPU in ms: ticks * 1000 / hz
+	read -r sys user irq < <(echo "$M_CPU" "$(cpu_ticks)" |
+		awk -v hz="$(getconf CLK_TCK)" '{f = 1000 / hz; print ($4 - $1) * f, ($5 - $2) * f, ($6 - $3) * f}')
 	devs=$(for d in "$@"; do cat "/sys/class/block/$(blkname "$d")/dev"; done | tr ':' ',' | tr '\n' ' ')
 	[ $r1 -gt $r0 ] || { echo "measure_end $key: no write requests" >&2; return 0; }
 	res "$key.write_reqs" $((r1 - r0))
@@ -114,15 +118,14 @@ measure_end() {
 			printf "%s.wb_periodic_rounds %d\n%s.wb_wakeups %d\n", key, periodic, key, wake
 			if (first != "" && t0 != "") printf "%s.wb_first_bg_s %.2f\n", key, first - t0
 		}' $BENCH_TRACE/trace | tee -a "$out"
-	# ns / 1e6 = ms, ticks * 1000 / hz = ms; sectors / 2097152 = GiB
 	if [ -r /proc/self/schedstat ]; then
-		res "$key.wb_cpu_ms_GiB" "$(awk -v t="$wb" -v s=$((s1 - s0)) 'BEGIN {printf "%.0f", t / 1e6 / (s / 2097152)}')"
+		res "$key.wb_cpu_ms_GiB" "$(per_gib "$wb" $((s1 - s0)))"
 	else
 		echo "measure_end $key: no /proc/PID/schedstat (CONFIG_SCHED_INFO), no writeback CPU" >&2
 	fi
-	res "$key.sys_cpu_ms_GiB" "$(awk -v t=$sys -v hz="$hz" -v s=$((s1 - s0)) 'BEGIN {printf "%.0f", t * 1000 / hz / (s / 2097152)}')"
-	res "$key.irq_cpu_ms_GiB" "$(awk -v t=$irq -v hz="$hz" -v s=$((s1 - s0)) 'BEGIN {printf "%.0f", t * 1000 / hz / (s / 2097152)}')"
-	res "$key.user_cpu_ms_GiB" "$(awk -v t=$user -v hz="$hz" -v s=$((s1 - s0)) 'BEGIN {printf "%.0f", t * 1000 / hz / (s / 2097152)}')"
+	res "$key.sys_cpu_ms_GiB" "$(per_gib "$sys" $((s1 - s0)))"
+	res "$key.irq_cpu_ms_GiB" "$(per_gib "$irq" $((s1 - s0)))"
+	res "$key.user_cpu_ms_GiB" "$(per_gib "$user" $((s1 - s0)))"
 }
 
 # direct_MBps BS RW SECS DEV...: O_DIRECT throughput of the disks at once

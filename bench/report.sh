@@ -124,6 +124,9 @@ rounds() {
 		"wb_rounds wb_bg_rounds wb_periodic_rounds wb_wakeups wb_first_bg_s" "$@"
 }
 
+# a plot of an earlier report of this name that this one does not draw goes
+rm -f "$res/$name-w2.png" "$res/$name-scaling.png"
+
 # Plot 1: ratio per throughput metric, median with its interval.
 gnuplot <<EOF
 set terminal pngcairo size 1000,500 font ",10" noenhanced
