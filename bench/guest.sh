@@ -27,6 +27,33 @@ settle() { sync; echo 3 > /proc/sys/vm/drop_caches; sleep 1; }
 # fiow DIR JOBNAME ARGS...: buffered fio write job of the bench's defaults
 fiow() { fio --name="$2" --directory="$1" --ioengine=psync --group_reporting \
 	--eta=never --output=/dev/null "${@:3}"; }
+# Timed from the first write: fio's start-up is left out (Debian's fio links
+# Ceph's libraries, whose start-up costs about a second of CPU per fio
+# process under TCG, more than writing W4's 512 MB). A timed fio logs every
+# write ("${logw[@]}": unix ms, ns of latency); first_write LAUNCHED then
+# sets t0 to when the first write began and startup to the seconds from
+# LAUNCHED to it.
+wlog=/tmp/wlog
+logw=(--write_lat_log="$wlog" --log_unix_epoch=1)
+first_write() {
+	t0=$(awk -F, 'NR == 1 || $1 - $2 / 1e6 < t {t = $1 - $2 / 1e6}
+		END {printf "%.3f", t / 1000}' "$wlog"_lat.*.log)
+	startup=$(awk -v a="$1" -v b="$t0" 'BEGIN {printf "%.2f", b - a}')
+	rm -f "$wlog"_*
+}
+# writers DIR N MB NAME CGROUP: N sequential writers of MB each, a file
+# each in DIR/d0..d<N-1>, in CGROUP ("" for the root), timed: one fio
+# process that forks a job per writer.
+writers() {
+	local launched
+	launched=$(now)
+	(
+		[ -z "$5" ] || echo "$BASHPID" > "/sys/fs/cgroup/$5/cgroup.procs"
+		fiow "$1" "$4" --filename_format='d$jobnum/$jobname.$filenum' \
+			--numjobs="$2" --rw=write --bs=1m --size="${3}m" "${logw[@]}"
+	)
+	first_write "$launched"
+}
 dsecs=$((20 / DIV)); [ "$dsecs" -ge 5 ] || dsecs=5	# O_DIRECT run length
 
 # Kernel defaults for writeback (10%/20% of the guest's memory, 30 s expiry);
@@ -55,11 +82,13 @@ if want W1; then
 	fiow /mnt/w1 layout --rw=write --bs=1m --nrfiles=16 --filesize="${size}m" --size="$((16 * size))m" --create_only=1
 	settle
 	measure_start "$slow"
-	t0=$(now)
+	launched=$(now)
 	fiow /mnt/w1 w1 --rw=randwrite --bs=64k --nrfiles=16 --filesize="${size}m" \
-		--size="$((16 * size))m" --file_service_type=random --randrepeat=1
+		--size="$((16 * size))m" --file_service_type=random --randrepeat=1 "${logw[@]}"
+	first_write "$launched"
 	sync
 	res W1.MBps "$(rate $((16 * size)) "$t0" "$(now)")"
+	res W1.startup_s "$startup"
 	measure_end W1 "$slow"
 	umount /mnt/w1
 fi
@@ -106,18 +135,15 @@ fi
 if want W3; then
 	say "W3 ten slow disks at once"
 	size=$(mb 64)
-	for i in $(seq 0 9); do fresh_fs ext4 "$(scratch "$i")" "/mnt/w3-$i"; done
+	for i in $(seq 0 9); do fresh_fs ext4 "$(scratch "$i")" "/mnt/w3/d$i"; done
 	settle
 	measure_start "${ten[@]}"
-	t0=$(now)
-	for i in $(seq 0 9); do
-		fiow "/mnt/w3-$i" w3 --rw=write --bs=1m --size="${size}m" &
-	done
-	wait
+	writers /mnt/w3 10 "$size" w3 ""
 	sync
 	res W3.MBps "$(rate $((10 * size)) "$t0" "$(now)")"
+	res W3.startup_s "$startup"
 	measure_end W3 "${ten[@]}"
-	for i in $(seq 0 9); do umount "/mnt/w3-$i"; done
+	for i in $(seq 0 9); do umount "/mnt/w3/d$i"; done
 fi
 
 # W4 (upstream's parallel writeback): XFS with 4 AGs on the fast disk,
@@ -131,7 +157,7 @@ counts="1 2 4"
 knob=/sys/class/bdi/$(bdi_of "$fast")/flushers
 size=$(mb 128)
 w4() {		# w4 KEY CGROUP: the W4 runs, writers in CGROUP ("" for the root)
-	local n j t0 ext f procs=/sys/fs/cgroup/$2/cgroup.procs
+	local n j ext f
 	for n in $counts; do
 		mkfs.xfs -q -f -d agcount=4 "$fast"
 		mount_dev xfs "$fast" /mnt/w4
@@ -139,13 +165,10 @@ w4() {		# w4 KEY CGROUP: the W4 runs, writers in CGROUP ("" for the root)
 		for j in 0 1 2 3; do mkdir "/mnt/w4/d$j"; done
 		settle
 		measure_start "$fast"
-		t0=$(now)
-		for j in 0 1 2 3; do
-			(echo $BASHPID > "$procs" && fiow "/mnt/w4/d$j" w4 --rw=write --bs=1m --size="${size}m") &
-		done
-		wait
+		writers /mnt/w4 4 "$size" w4 "$2"
 		sync
 		res "$1.f$n.MBps" "$(rate $((4 * size)) "$t0" "$(now)")"
+		res "$1.f$n.startup_s" "$startup"
 		measure_end "$1.f$n" "$fast"
 		ext=0
 		for f in /mnt/w4/d*/w4*; do
@@ -177,9 +200,10 @@ if want W5; then
 	fresh_fs ext4 "$fast" /mnt/w5f
 	size=$(mb 256)
 	fast_rate() {		# fast_rate NAME: write SIZE MB to the fast fs, syncfs it
-		local k0 t0
-		k0=$(written_kb "$fast") t0=$(now)
-		fiow /mnt/w5f "$1" --rw=write --bs=1m --size="${size}m"
+		local k0 launched
+		k0=$(written_kb "$fast") launched=$(now)
+		fiow /mnt/w5f "$1" --rw=write --bs=1m --size="${size}m" "${logw[@]}"
+		first_write "$launched"
 		sync -f /mnt/w5f
 		rate $(( ($(written_kb "$fast") - k0) / 1024 )) "$t0" "$(now)"
 	}
@@ -251,14 +275,10 @@ if want W4S; then
 		mkfs.xfs -q -f -d agcount=8 "$fast"
 		mount_dev xfs "$fast" /mnt/w4s
 		[ -e "$knob" ] && echo "$n" > "$knob"
-		for j in $(seq "$n"); do mkdir "/mnt/w4s/d$j"; done
+		for j in $(seq 0 $((n - 1))); do mkdir "/mnt/w4s/d$j"; done
 		settle
 		measure_start "$fast"
-		t0=$(now)
-		for j in $(seq "$n"); do
-			fiow "/mnt/w4s/d$j" w4s --rw=write --bs=1m --size="$((total / n))m" &
-		done
-		wait
+		writers /mnt/w4s "$n" $((total / n)) w4s ""
 		sync
 		res "W4S.cpu$cpus.n$n.MBps" "$(rate "$total" "$t0" "$(now)")"
 		measure_end "W4S.cpu$cpus.n$n" "$fast"

@@ -201,26 +201,26 @@ multi=$(grep -h '^kernel.flushers' "$(first patched)/results.txt" | cut -d' ' -f
 	echo "- Disks: vda-vdj throttled like a SATA drive (\`$(setup throttle)\`: 40 MiB/s, 150 IOPS); vdk unthrottled (\"fast\"); raw sparse files, cache=unsafe; fresh for every boot."
 	echo "- Passes alternate the kernel that goes first; ratios pair the passes of the same number. Writeback sysctls at kernel defaults; one flusher per bdi unless a workload sets \`flushers\`."
 	echo "- Sizes (divided by div): W1 16 files x 16 MB, random 64 kB writes; W2 1 MB files for 40 s; W3 64 MB per disk; W4 4 x 128 MB; W5 256 MB fast with 512 MB slow; L 1 GiB backlog, 30 s of fsync=1; W4S 512 MB over N writers; W6 runs of 20 s."
-	echo "- Throughput = bytes written / (write + sync) time, MB/s; W5 is the fast disk's device writeout rate."
+	echo "- Throughput = bytes written / (write + sync) time, MB/s, timed from the first write where the run has startup_s results (fio's start-up, left out), else from fio's launch; W5 is the fast disk's device writeout rate."
 	[ -f "$runs/remarks.txt" ] && sed 's/^/- /' "$runs/remarks.txt"
 	echo
 	echo "## Throughput"
-	rows '^(W1|W3|W5)\.(MBps|fraction|fast)'
+	rows '^(W1|W3|W5)\.(MBps|startup|fraction|fast)'
 	echo
 	echo "## W2: smoothness of writeout during file creation"
 	echo "Lower coefficient of variation (cv) is smoother.$(plot w2 " Time series: [$name-w2.png]($name-w2.png).")"
 	rows '^W2\.(cv|mean|written)'
 	echo
 	echo "## W4: parallel writers on XFS, fast disk; W4.cg: writers in a child cgroup"
-	echo "On the series W4 runs with 1, 2 and 4 flushers in turn; stock runs the same workload three times, and fN is compared with stock's run in the same place in the boot (older runs: with stock's only run, f1)."
-	rows '^W4\.(cg\.)?f[0-9]+\.(MBps|extents|sys_cpu|user_cpu)'
+	echo "On the series W4 runs with 1, 2 and 4 flushers in turn; stock runs the same workload three times, and fN is compared with stock's run in the same place in the boot (older runs: with stock's only run, f1). Runs with startup_s are timed from the first write (startup_s: from fio's launch to it, not timed), older ones from fio's launch."
+	rows '^W4\.(cg\.)?f[0-9]+\.(MBps|startup|extents|sys_cpu|user_cpu)'
 	echo
 	echo "## How writeback shaped the I/O, and its CPU cost (medians, stock / patched)"
 	echo "From the disks' stat files and the block_rq_issue tracepoint: these do not depend on the emulated CPU's speed. Writeback CPU: flush-* and bdi-default threads plus all unbound kworkers (stock's writeback runs there; both kernels' kworkers also run other work)."
 	echo
 	shape W1 W2 W3 W4.f1 W4.f2 W4.f4 W4.cg.f1 W4.cg.f4 W5
 	echo
-	echo "How writeback ran (writeback_start and writeback_wake_background tracepoints of the workload's disks; medians, stock / patched; \"-\" where a kernel had no background round):"
+	echo "How writeback ran (writeback_start and writeback_wake_background tracepoints of the workload's disks; medians, stock / patched; \"-\" where a kernel had no background round; the first background round counts from before fio's launch, so it includes fio's start-up, W4's startup_s):"
 	echo
 	rounds W1 W2 W3 W4.f1 W4.cg.f1 W5
 	echo
