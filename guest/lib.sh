@@ -115,6 +115,17 @@ mkfs_dev() {		# mkfs_dev FS DEV
 	esac
 }
 mount_dev() { mkdir -p "$3" && mount -t "$1" "$2" "$3"; }	# FS DEV MNT
+# fsck_fs FS DEV: check the unmounted fs read-only; when it is not clean,
+# print the end of the checker's report and return 1
+fsck_fs() {
+	local check
+	case $1 in
+	ext4) check=(e2fsck -fn) ;;
+	xfs) check=(xfs_repair -n) ;;
+	*) fail "unknown fs $1" ;;
+	esac
+	"${check[@]}" "$2" > /tmp/fsck.log 2>&1 || { tail -5 /tmp/fsck.log; return 1; }
+}
 # fresh_fs FS DEV MNT: mkfs and mount
 fresh_fs() { mkfs_dev "$1" "$2" >/dev/null && mount_dev "$1" "$2" "$3" || fail "mkfs/mount $1 on $2"; }
 

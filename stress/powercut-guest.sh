@@ -14,13 +14,6 @@ cycle=$1 mode=${2:-write} out=/run/out
 fss=(ext4 xfs) devs=("$(scratch 0)" "$(scratch 1)") mnts=(/mnt/pc0 /mnt/pc1)
 # gen_data PATH GEN SIZE: the content of generation GEN of PATH
 gen_data() { yes "gen $2 of $1" | head -c "$3"; }
-fsck_fs() {	# fsck_fs FS DEV
-	case $1 in
-	ext4) e2fsck -fn "$2" ;;
-	xfs) xfs_repair -n "$2" ;;
-	esac > /tmp/fsck.log 2>&1 || { tail -5 /tmp/fsck.log; return 1; }
-}
-
 # check_prev: check what cycle CYCLE-1 recorded as durable
 check_prev() {
 	local prev=$out/durable-$((cycle - 1)) checked=0 lost=0 unclean=0 i

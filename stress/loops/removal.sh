@@ -27,7 +27,7 @@ writers() {
 # end_writers SECS: wait for the writers; KILL what is left after SECS
 # seconds and count a hang for any that does not go then
 end_writers() {
-	local p left
+	local p
 	wait_until "$1" eval '! kill -0 ${wpids[@]} 2>/dev/null' && return 0
 	kill -KILL "${wpids[@]}" 2>/dev/null
 	wait_until 30 eval '! kill -0 ${wpids[@]} 2>/dev/null' && return 1
@@ -93,10 +93,7 @@ for c in $(seq "$cycles"); do
 		{ echo "cycle $c: LOOP_CTL_REMOVE of $loop failed"; hangs=$((hangs + 1)); }
 	gone "$bdi"
 	loop=$(losetup -f --show /tmp/loop.img) || fail "cycle $c: losetup again"
-	case $fs in
-	ext4) e2fsck -fn "$loop" > /tmp/fsck.out 2>&1 ;;
-	xfs) xfs_repair -n "$loop" > /tmp/fsck.out 2>&1 ;;
-	esac || { echo "cycle $c: $fs on $loop not clean:"; tail -5 /tmp/fsck.out; lost=$((lost + 1)); }
+	fsck_fs $fs "$loop" || { echo "cycle $c: $fs on $loop not clean (above)"; lost=$((lost + 1)); }
 	mount_dev $fs "$loop" /mnt/loop && cmp -s "$ref" /mnt/loop/synced ||
 		{ echo "cycle $c: synced file lost"; lost=$((lost + 1)); }
 	umount /mnt/loop; losetup -d "$loop"; rm -f /tmp/loop.img

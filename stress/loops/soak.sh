@@ -90,10 +90,7 @@ cgw=$(awk -v d="$(cat "/sys/class/block/$(blkname "${devs[1]}")/dev")" '$1 == d 
 unclean=0
 for i in 0 1; do
 	umount "${mnts[$i]}" || fail "umount ${mnts[$i]}"
-	case ${fss[$i]} in
-	ext4) e2fsck -fn "${devs[$i]}" ;;
-	xfs) xfs_repair -n "${devs[$i]}" ;;
-	esac > "/tmp/fsck$i.log" 2>&1 || { echo "${fss[$i]} not clean:"; tail -10 "/tmp/fsck$i.log"; unclean=$((unclean + 1)); }
+	fsck_fs ${fss[$i]} "${devs[$i]}" || { echo "${fss[$i]} not clean (above)"; unclean=$((unclean + 1)); }
 done
 grep -h "stress-ng: info: .*\(hdd\|sync-file\|fiemap\|dirdeep\|rename\|fallocate\) " /tmp/ng0.log /tmp/ng1.log | head -14
 echo "counts: soak $minutes min, knob changes $changes ($([ ${#knobs[@]} -gt 0 ] && echo "wq cpumask, flushers, placement and idle" || echo "wq cpumask only")), sync rounds $syncs, freezes $freezes, MB written by the cgroup ${cgw:-0}, stress-ng failures $ngfail, unclean filesystems $unclean"
