@@ -4,7 +4,7 @@ set -eu
 pkgs=(linux-source-6.12 qemu-system-x86 gcc make flex bison bc libelf-dev
       libssl-dev ccache git xfsprogs e2fsprogs fio gnuplot-nox cpio kmod
       python3 python3-ply python3-git perl xz-utils fdisk procps util-linux
-      busybox-static sparse stress-ng)
+      busybox-static sparse stress-ng dmsetup)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'ok installed' ||
