@@ -31,7 +31,10 @@ for i in $(seq 0 31); do
 done
 for k in 0 1 2 3; do [ -n "${file[$k]:-}" ] || fail "no file on context $k"; done
 # the inodes stay in memory, attached to root's wbs; their pages go
-for k in 0 1 2 3; do exec {fd}< "${file[$k]}"; done
+for k in 0 1 2 3; do
+	exec {fd}< "${file[$k]}"
+	on_exit "exec $fd<&-"	# before the unmount
+done
 drop_caches
 trace_on writeback:flush_foreign writeback:writeback_exec
 # c rewrites them, 24 MB each: 96 MB, over c's dirty limits
