@@ -3,7 +3,7 @@
 KERNEL ?= patched
 S := scripts
 
-.PHONY: help run shell test kunit check patches bench stress tree kernel clean
+.PHONY: help run shell test kunit check patches bench stress fstests tree kernel clean
 
 help:		## list the targets
 	@sed -n 's/^\([a-z]*\):.*## \(.*\)/\1\t\2/p' $(MAKEFILE_LIST) | expand -t 12
@@ -33,6 +33,9 @@ bench:		## stock vs patched benchmarks (QUICK=1 for a smoke run)
 
 stress:		## fault loops: power cuts, removal, memory pressure, soak (QUICK=1)
 	@$(S)/deps.sh && stress/run.sh
+
+fstests:	## fstests on stock and the series, kept and resumable (FSTYP= TESTS= FLUSHERS=)
+	@$(S)/deps.sh && fstests/run.sh
 
 tree:		## unpack and patch the kernel tree (KERNEL=vanilla: also the stock worktree)
 	@$(S)/deps.sh && $(S)/tree.sh $(KERNEL)
