@@ -6,7 +6,8 @@
 #   KERNELS ("vanilla patched"), FLAVOUR (bench: non-debug; test: debug),
 #   FSTYP ("ext4 xfs btrfs"), FLUSHERS ("0 4": 0 is the kernel's default,
 #     N sets every bdi to N flushers; stock runs only 0),
-#   TESTS (names like generic/044; default: fstests/lists/FSTYP),
+#   TESTS (names like generic/044) or GROUP ("quick freeze shutdown
+#     recoveryloop"), less fstests/expunge/{all,FSTYP},
 #   NAME (of the kept run, default "main"), FRESH=1 starts it over.
 # Every finished test's result is appended at once to
 # fstests/results/runs/NAME/KERNEL-FLAVOUR-FSTYP-fN.txt ("test status
@@ -41,10 +42,19 @@ fi
 case $src in "$TOP"/*) ;; *) die "FSTESTS must be under $TOP (the guest sees only the project)" ;; esac
 fst_id=$( (cat "$src/.tarball" 2>/dev/null || git -C "$src" rev-parse HEAD 2>/dev/null || echo "$src") | md5sum | cut -c1-12)
 
-# tests_of FSTYP: the list, without the expunged ones
+# tests_of FSTYP: TESTS, or the tests of GROUP (generic and FSTYP's own)
+# less those in fstests/expunge/{all,FSTYP} ("test  # reason")
+groups=${GROUP:-quick freeze shutdown recoveryloop}
 tests_of() {
 	if [ -n "${TESTS:-}" ]; then echo "$TESTS" | tr ' ' '\n'; return; fi
-	grep -v '^\s*\(#\|$\)' "$TOP/fstests/lists/$1" | awk '{print $1}'
+	local d g
+	for d in generic "$1"; do
+		for g in $groups; do
+			awk -v g="$g" -v d="$d" '{for (i = 2; i <= NF; i++) if ($i == g) print d "/" $1}' \
+				"$src/tests/$d/group.list"
+		done | sort -u
+	done | grep -vxF -f <(cat "$TOP"/fstests/expunge/{all,"$1"} 2>/dev/null |
+		sed 's/#.*//' | awk 'NF {print $1}'; echo none)
 }
 
 runs=$TOP/fstests/results/runs/$name

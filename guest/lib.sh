@@ -190,6 +190,20 @@ trace_on() {
 	echo 1 > $TRACE/tracing_on
 }
 trace_text() { cat $TRACE/trace; }
+# uptime_now: seconds since boot, in the trace's clock
+uptime_now() { awk '{print $1}' /proc/uptime; }
+# traced_after T PATTERN: seconds from T (an uptime_now) to the first traced
+# event since T that matches PATTERN (grep), or nothing
+traced_after() {
+	trace_text | grep -v '^#' | grep -- "$2" | awk -v t="$1" '{
+		for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) {
+			s = substr($i, 1, length($i) - 1) + 0
+			if (s >= t) { printf "%.1f\n", s - t; exit }
+			next
+		}}'
+}
+# within SECS X: X (seconds, a decimal) is not over SECS
+within() { awk -v b="$1" -v x="$2" 'BEGIN {exit !(x != "" && x <= b)}'; }
 
 # --- flusher threads (the series)
 IDLE=/proc/sys/vm/flusher_idle_centisecs

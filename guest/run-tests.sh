@@ -71,6 +71,10 @@ for name in "${names[@]}"; do
 	# a generic reset, should a test not have cleaned up after itself: no
 	# mounts on the scratch disks, the writeback sysctls of boot
 	for m in $(awk '$2 ~ "^/mnt/" {print $2}' /proc/mounts | sort -r); do umount -l "$m"; done
+	# and no device-mapper, md or loop device left on the scratch disks
+	dmsetup remove_all --force >/dev/null 2>&1
+	for m in /dev/md[0-9]*; do [ -b "$m" ] && mdadm --stop "$m" >/dev/null 2>&1; done
+	losetup -D 2>/dev/null
 	while read -r f v; do
 		case $f:$v in *_bytes:0) continue ;; esac	# the ratio is in force
 		echo "$v" > "$f"
