@@ -23,8 +23,8 @@ main=() own=()
 for t; do if [ -n "$(boot_of "$t")" ]; then own+=("$t"); else main+=("$t"); fi; done
 set +e
 if [ ${#main[@]} -gt 0 ]; then
-	# the whole suite takes ~30 min under TCG; leave room on a busy host
-	TIMEOUT=${TIMEOUT:-3600} QUIET=1 "$TOP/scripts/boot.sh" "$image" "$run" \
+	# the whole suite takes ~50 min under TCG; leave room on a busy host
+	TIMEOUT=${TIMEOUT:-5400} QUIET=1 "$TOP/scripts/boot.sh" "$image" "$run" \
 		bash guest/run-tests.sh $series "${main[@]}"
 	echo $? > "$run/boot-status"
 else
