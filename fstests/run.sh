@@ -66,7 +66,7 @@ for kernel in $kernels; do
 	# what a kept result depends on
 	sources=$({
 		cat "$BUILD/debian-version"; [ "$kernel" = patched ] && series_code
-		cat "$TOP"/config/base.config "$TOP/config/$flavour.config" "$TOP"/fstests/guest.sh
+		cat "$TOP"/config/base.config "$TOP/config/${flavour/test/debug}.config" "$TOP"/fstests/guest.sh
 		echo "$fst_id"
 	} | md5sum | cut -c1-16)
 	for fstyp in $fstyps; do
@@ -82,7 +82,7 @@ for kernel in $kernels; do
 				boot=$OUT/fstests/$kernel-$flavour-$fstyp-f$n
 				log "fstests $kernel-$flavour $fstyp flushers=$n: $todo"
 				rm -rf "$boot"; mkdir -p "$boot"
-				DISKS=5 DISK_SIZE=8G TIMEOUT=${TIMEOUT:-7200} QUIET=1 \
+				DISKS=5 DISK_SIZE=8G DISKDIR=$BUILD/disks-fstests TIMEOUT=${TIMEOUT:-7200} QUIET=1 \
 					"$TOP/scripts/boot.sh" "$image" "$boot" \
 					"bash fstests/guest.sh '${src}' $fstyp $n $todo" || true
 				# what finished is kept; a test that did not finish is a crash
