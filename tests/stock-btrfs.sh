@@ -198,7 +198,7 @@ for nr in $rounds; do
 			name=$(ctx_name "$bdi" $k)
 			trace_text | grep -q "writeback_flusher_create: bdi $bdi: ctx=$k " ||
 				fail "$tag: no flusher created for context $k of $bdi (p$i, inode $ino)"
-			[ -n "$(threads "${name:0:15}")" ] ||
+			[ -n "$(threads "$name")$(threads "${name:0:15}")" ] ||
 				fail "$tag: no $name for p$i (inode $ino): $(ps -e -o comm= | grep '^flush-' | tr '\n' ' ')"
 		done
 		for dev in "${disks[@]}" "${devs[@]}"; do
